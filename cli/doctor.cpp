@@ -1,0 +1,142 @@
+#include "cli/doctor.h"
+
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include "core/paths.h"
+#include "model/llama_runtime.h"
+#include "model/model_manifest.h"
+#include "model/onnx_session.h"
+#include "platform/cpu_features.h"
+#include "platform/gpu_devices.h"
+
+namespace kotae::cli {
+namespace {
+
+// Models every installation must have, whether or not their folder exists.
+const std::set<std::string> kRequiredModels = {"all-minilm-l6-v2", "all-minilm-l6-v2-int8"};
+
+nlohmann::json model_entry(const std::filesystem::path& dir, const std::string& name) {
+  nlohmann::json entry = {{"name", name}, {"path", dir.string()}, {"required", kRequiredModels.count(name) > 0}};
+  auto manifest = load_model_manifest(dir);
+  if (!manifest) {
+    entry.update({{"sha256", nullptr}, {"ok", false}, {"status", "missing"}, {"error", manifest.error().message}});
+    return entry;
+  }
+  entry["required"] = entry["required"].get<bool>() || manifest->required;
+  entry["kind"] = manifest->kind;
+  entry["precision"] = manifest->precision;
+  std::string status = "ok";
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& check : verify_model_files(dir, *manifest)) {
+    files.push_back({{"path", check.path}, {"sha256", check.actual_sha256}, {"expected_sha256", check.expected_sha256},
+                     {"status", to_string(check.status)}});
+    if (check.status == FileStatus::corrupt) status = "corrupt";
+    if (check.status == FileStatus::missing && status == "ok") status = "missing";
+  }
+  const ModelFile* primary = manifest->files.empty() ? nullptr : &manifest->files.front();
+  entry["sha256"] = primary ? primary->sha256 : "";
+  entry["ok"] = status == "ok";
+  entry["status"] = status;
+  entry["files"] = files;
+  return entry;
+}
+
+nlohmann::json models_report(const std::filesystem::path& dir) {
+  std::set<std::string> names = kRequiredModels;
+  std::error_code ec;
+  for (const auto& child : std::filesystem::directory_iterator(dir, ec)) {
+    if (child.is_directory() && std::filesystem::exists(child.path() / "manifest.json")) {
+      names.insert(child.path().filename().string());
+    }
+  }
+  nlohmann::json models = nlohmann::json::array();
+  for (const auto& name : names) models.push_back(model_entry(dir / name, name));
+  return models;
+}
+
+nlohmann::json gpu_report() {
+  const GpuReport gpus = probe_gpus();
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& d : gpus.devices) {
+    devices.push_back({{"index", d.index},
+                       {"name", d.name},
+                       {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
+                       {"multiprocessors", d.multiprocessors},
+                       {"memory_bytes", d.memory_bytes},
+                       {"memory_bandwidth_gb_s", d.memory_bandwidth_gb_s}});
+  }
+  return {{"present", gpus.present}, {"driver_version", gpus.driver_version}, {"devices", devices}, {"note", gpus.note}};
+}
+
+void print_text(const nlohmann::json& r) {
+  std::printf("kotae %s\n\n", r["version"].get<std::string>().c_str());
+  const auto& cpu = r["cpu"];
+  std::printf("CPU          %s (%d logical cores)\n", cpu["brand"].get<std::string>().c_str(), cpu["logical_cores"].get<int>());
+  std::string features;
+  for (const auto& f : cpu["features"]) features += f.get<std::string>() + " ";
+  std::printf("  features   %s\n", features.c_str());
+  std::string providers;
+  for (const auto& p : r["onnxruntime"]["providers"]) providers += p.get<std::string>() + " ";
+  std::printf("ONNX Runtime %s\n  providers  %s\n", r["onnxruntime"]["version"].get<std::string>().c_str(), providers.c_str());
+  const auto& llama = r["llama_cpp"];
+  std::string backends;
+  for (const auto& b : llama["backends"]) backends += b.get<std::string>() + " ";
+  std::printf("llama.cpp    %s (ggml %s)\n  backends   %s\n", llama["version"].get<std::string>().c_str(),
+              llama["ggml_version"].get<std::string>().c_str(), backends.c_str());
+  const auto& gpu = r["gpu"];
+  if (gpu["present"].get<bool>()) {
+    for (const auto& d : gpu["devices"]) {
+      std::printf("GPU %d        %s, compute %s, %d SMs, %.1f GiB, %.0f GB/s\n", d["index"].get<int>(),
+                  d["name"].get<std::string>().c_str(), d["compute_capability"].get<std::string>().c_str(),
+                  d["multiprocessors"].get<int>(), d["memory_bytes"].get<double>() / (1 << 30),
+                  d["memory_bandwidth_gb_s"].get<double>());
+    }
+  } else {
+    std::printf("GPU          none (%s)\n", gpu["note"].get<std::string>().c_str());
+  }
+  std::printf("\nModels in %s\n", r["models_dir"].get<std::string>().c_str());
+  for (const auto& m : r["models"]) {
+    std::printf("  %-8s %-26s %s%s\n", m["status"].get<std::string>().c_str(), m["name"].get<std::string>().c_str(),
+                m["required"].get<bool>() ? "required" : "optional",
+                m.contains("error") ? ("  (" + m["error"].get<std::string>() + ")").c_str() : "");
+  }
+  std::printf("\n%s\n", r["ok"].get<bool>() ? "All required models verified." : "Some required models are missing or corrupt: run scripts/setup.");
+}
+
+}  // namespace
+
+nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
+  const CpuFeatures cpu = detect_cpu_features();
+  const LlamaBuildInfo& llama = llama_build_info();
+  nlohmann::json report;
+  report["version"] = KOTAE_VERSION;
+  report["cpu"] = {{"vendor", cpu.vendor}, {"brand", cpu.brand}, {"logical_cores", cpu.logical_cores}, {"features", cpu.names()}};
+  report["onnxruntime"] = {{"version", onnxruntime_version()}, {"providers", onnxruntime_providers()}};
+  report["llama_cpp"] = {{"version", llama.version},        {"ggml_version", llama.ggml_version},
+                         {"commit", llama.ggml_commit},     {"backends", llama.backends},
+                         {"devices", llama.devices},        {"backend_dir", llama.backend_dir}};
+  report["gpu"] = gpu_report();
+  report["data_dir"] = data_dir.string();
+  report["models_dir"] = models_dir(data_dir).string();
+  report["models"] = models_report(models_dir(data_dir));
+  bool ok = true;
+  for (const auto& m : report["models"]) {
+    if (m["required"].get<bool>() && !m["ok"].get<bool>()) ok = false;
+  }
+  report["ok"] = ok;
+  return report;
+}
+
+int run_doctor(const std::filesystem::path& data_dir, bool json) {
+  const nlohmann::json report = doctor_report(data_dir);
+  if (json) {
+    std::cout << report.dump() << "\n";
+  } else {
+    print_text(report);
+  }
+  return report["ok"].get<bool>() ? 0 : 1;
+}
+
+}  // namespace kotae::cli

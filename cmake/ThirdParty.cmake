@@ -1,0 +1,59 @@
+# Third-party libraries. scripts/setup installs the pinned ones into $KOTAE_CACHE/deps; the rest come
+# from Debian. Each is wrapped in one imported target so only the part that owns it links it.
+
+if(DEFINED ENV{KOTAE_CACHE})
+  set(_kotae_cache "$ENV{KOTAE_CACHE}")
+elseif(DEFINED ENV{XDG_CACHE_HOME})
+  set(_kotae_cache "$ENV{XDG_CACHE_HOME}/kotae")
+else()
+  set(_kotae_cache "$ENV{HOME}/.cache/kotae")
+endif()
+set(KOTAE_DEPS_DIR "${_kotae_cache}/deps" CACHE PATH "Where scripts/setup installed the pinned dependencies")
+
+function(kotae_require_dep path what)
+  if(NOT EXISTS "${path}")
+    message(FATAL_ERROR "${what} not found at ${path}: run scripts/setup first (or set KOTAE_DEPS_DIR)")
+  endif()
+endfunction()
+
+# ONNX Runtime (C/C++ API)
+set(_ort "${KOTAE_DEPS_DIR}/onnxruntime")
+kotae_require_dep("${_ort}/lib/libonnxruntime.so" "ONNX Runtime")
+add_library(kotae::onnxruntime SHARED IMPORTED)
+set_target_properties(kotae::onnxruntime PROPERTIES
+  IMPORTED_LOCATION "${_ort}/lib/libonnxruntime.so.1"
+  INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_ort}/include"
+  INTERFACE_INCLUDE_DIRECTORIES "${_ort}/include")
+
+# llama.cpp (prebuilt CPU libraries; the CPU backends are loaded at run time from the same folder)
+set(_llama "${KOTAE_DEPS_DIR}/llama.cpp")
+kotae_require_dep("${_llama}/lib/libllama.v0.4.0.so" "llama.cpp")
+get_filename_component(KOTAE_GGML_BACKEND_DIR "${_llama}/lib" REALPATH)
+add_library(kotae::ggml_base SHARED IMPORTED)
+set_target_properties(kotae::ggml_base PROPERTIES
+  IMPORTED_LOCATION "${_llama}/lib/libggml-base.so"
+  INTERFACE_INCLUDE_DIRECTORIES "${_llama}/include"
+  INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_llama}/include")
+add_library(kotae::ggml SHARED IMPORTED)
+set_target_properties(kotae::ggml PROPERTIES
+  IMPORTED_LOCATION "${_llama}/lib/libggml.v0.4.0.so"
+  INTERFACE_LINK_LIBRARIES kotae::ggml_base)
+add_library(kotae::llama SHARED IMPORTED)
+set_target_properties(kotae::llama PROPERTIES
+  IMPORTED_LOCATION "${_llama}/lib/libllama.v0.4.0.so"
+  INTERFACE_LINK_LIBRARIES "kotae::ggml;kotae::ggml_base")
+
+# usearch (header only)
+set(_usearch "${KOTAE_DEPS_DIR}/usearch")
+kotae_require_dep("${_usearch}/include/usearch/index.hpp" "usearch")
+add_library(kotae::usearch INTERFACE IMPORTED)
+set_target_properties(kotae::usearch PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${_usearch}/include"
+  INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_usearch}/include")
+
+# Debian packages
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+find_package(nlohmann_json 3.11 REQUIRED)
+find_package(CLI11 2 REQUIRED)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)

@@ -1,0 +1,128 @@
+#include "model/llama_runtime.h"
+
+#include <ggml-backend.h>
+#include <ggml.h>
+#include <llama.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#ifndef KOTAE_GGML_BACKEND_DIR
+#define KOTAE_GGML_BACKEND_DIR ""
+#endif
+
+namespace kotae {
+namespace {
+
+// llama.cpp logs every tensor at load; keep only warnings and errors.
+void quiet_log(ggml_log_level level, const char* text, void*) {
+  if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
+}
+
+LlamaBuildInfo load_backends() {
+  LlamaBuildInfo info;
+  llama_log_set(quiet_log, nullptr);
+  const char* from_env = std::getenv("KOTAE_GGML_BACKEND_DIR");
+  info.backend_dir = from_env && *from_env ? from_env : KOTAE_GGML_BACKEND_DIR;
+  ggml_backend_load_all_from_path(info.backend_dir.empty() ? nullptr : info.backend_dir.c_str());
+  llama_backend_init();
+  info.version = llama_version();
+  info.ggml_version = ggml_version();
+  info.ggml_commit = ggml_commit();
+  for (size_t i = 0; i < ggml_backend_reg_count(); ++i) info.backends.emplace_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
+  for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
+    ggml_backend_dev_t dev = ggml_backend_dev_get(i);
+    info.devices.push_back(std::string(ggml_backend_dev_name(dev)) + ": " + ggml_backend_dev_description(dev));
+  }
+  return info;
+}
+
+}  // namespace
+
+const LlamaBuildInfo& llama_build_info() {
+  static const LlamaBuildInfo info = load_backends();
+  return info;
+}
+
+struct LlamaModel::Impl {
+  llama_model* model = nullptr;
+  llama_context* context = nullptr;
+  int context_length = 0;
+
+  ~Impl() {
+    if (context) llama_free(context);
+    if (model) llama_model_free(model);
+  }
+};
+
+LlamaModel::LlamaModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+LlamaModel::~LlamaModel() = default;
+
+Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const std::filesystem::path& gguf, const LlamaModelOptions& options) {
+  llama_build_info();
+  auto impl = std::make_unique<Impl>();
+  auto model_params = llama_model_default_params();
+  model_params.n_gpu_layers = options.gpu_layers;
+  impl->model = llama_model_load_from_file(gguf.c_str(), model_params);
+  if (!impl->model) return make_error(ErrorCode::model, "llama.cpp cannot load " + gguf.string());
+
+  auto context_params = llama_context_default_params();
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  context_params.n_ctx = static_cast<uint32_t>(options.context_length);
+  context_params.n_batch = context_params.n_ctx;
+  context_params.n_ubatch = context_params.n_ctx;
+  context_params.n_threads = threads;
+  context_params.n_threads_batch = threads;
+  impl->context = llama_init_from_model(impl->model, context_params);
+  if (!impl->context) return make_error(ErrorCode::model, "llama.cpp cannot create a context for " + gguf.string());
+  impl->context_length = options.context_length;
+  return std::unique_ptr<LlamaModel>(new LlamaModel(std::move(impl)));
+}
+
+int LlamaModel::vocab_size() const { return llama_vocab_n_tokens(llama_model_get_vocab(impl_->model)); }
+
+int LlamaModel::embedding_length() const { return llama_model_n_embd(impl_->model); }
+
+std::string LlamaModel::description() const {
+  char buffer[256] = {};
+  llama_model_desc(impl_->model, buffer, sizeof buffer);
+  return buffer;
+}
+
+Result<std::vector<float>> LlamaModel::logits(std::span<const std::int32_t> tokens) {
+  if (tokens.empty()) return make_error(ErrorCode::invalid_argument, "no tokens to evaluate");
+  if (static_cast<int>(tokens.size()) > impl_->context_length) {
+    return make_error(ErrorCode::invalid_argument, std::to_string(tokens.size()) + " tokens exceed the context of " +
+                                                       std::to_string(impl_->context_length));
+  }
+  const int vocab = vocab_size();
+  for (auto t : tokens) {
+    if (t < 0 || t >= vocab) return make_error(ErrorCode::invalid_argument, "token id " + std::to_string(t) + " is outside the vocabulary");
+  }
+  llama_memory_clear(llama_get_memory(impl_->context), true);
+  const auto n = static_cast<std::int32_t>(tokens.size());
+  llama_batch batch = llama_batch_init(n, 0, 1);
+  for (std::int32_t i = 0; i < n; ++i) {
+    batch.token[i] = tokens[i];
+    batch.pos[i] = i;
+    batch.n_seq_id[i] = 1;
+    batch.seq_id[i][0] = 0;
+    batch.logits[i] = 1;
+  }
+  batch.n_tokens = n;
+  const int rc = llama_decode(impl_->context, batch);
+  llama_batch_free(batch);
+  if (rc != 0) return make_error(ErrorCode::model, "llama_decode failed with code " + std::to_string(rc));
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(n) * vocab);
+  for (std::int32_t i = 0; i < n; ++i) {
+    const float* row = llama_get_logits_ith(impl_->context, i);
+    if (!row) return make_error(ErrorCode::model, "llama.cpp returned no logits for position " + std::to_string(i));
+    out.insert(out.end(), row, row + vocab);
+  }
+  return out;
+}
+
+}  // namespace kotae

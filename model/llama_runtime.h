@@ -1,0 +1,54 @@
+#pragma once
+// llama.cpp behind Kotae's own types: what the library is (version, backends, devices) and a model
+// that turns token ids into next-token logits. Generation builds on this.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace kotae {
+
+struct LlamaBuildInfo {
+  std::string version;       // llama.cpp's version string
+  std::string ggml_version;
+  std::string ggml_commit;
+  std::string backend_dir;   // where the ggml backend libraries were loaded from
+  std::vector<std::string> backends;  // e.g. {"CPU"}
+  std::vector<std::string> devices;   // e.g. {"CPU: Intel(R) Xeon(R) ..."}
+};
+
+// Loads the ggml backends once per process and describes them.
+const LlamaBuildInfo& llama_build_info();
+
+struct LlamaModelOptions {
+  int context_length = 512;
+  int threads = 0;  // 0: all cores
+  int gpu_layers = 0;
+};
+
+class LlamaModel {
+ public:
+  static Result<std::unique_ptr<LlamaModel>> load(const std::filesystem::path& gguf, const LlamaModelOptions& options = {});
+  ~LlamaModel();
+  LlamaModel(const LlamaModel&) = delete;
+  LlamaModel& operator=(const LlamaModel&) = delete;
+
+  int vocab_size() const;
+  int embedding_length() const;
+  std::string description() const;
+
+  // Evaluates the tokens from an empty context; returns tokens.size() rows of vocab_size() logits.
+  Result<std::vector<float>> logits(std::span<const std::int32_t> tokens);
+
+ private:
+  struct Impl;
+  explicit LlamaModel(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kotae

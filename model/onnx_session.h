@@ -1,0 +1,65 @@
+#pragma once
+// One ONNX Runtime inference session. The only header that knows ONNX Runtime exists is its .cpp:
+// callers see names, options and float/int64 tensors.
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace kotae {
+
+enum class GraphOptimization { none, basic, extended, all };
+
+struct OnnxSessionOptions {
+  GraphOptimization optimization = GraphOptimization::all;
+  int intra_op_threads = 0;  // 0: ONNX Runtime's choice (one per physical core)
+  int inter_op_threads = 1;
+  bool memory_pattern = true;
+  bool cpu_arena = true;
+  bool deterministic = false;
+  // Execution providers in priority order; unavailable ones are skipped with one log line.
+  std::vector<std::string> providers = {"cpu"};
+};
+
+// An int64 input tensor of shape {rows, cols}.
+struct Int64Input {
+  std::string name;
+  const std::int64_t* data = nullptr;
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+};
+
+struct FloatOutput {
+  std::vector<std::int64_t> shape;
+  std::vector<float> values;
+};
+
+class OnnxSession {
+ public:
+  static Result<std::unique_ptr<OnnxSession>> open(const std::filesystem::path& model, const OnnxSessionOptions& options);
+  ~OnnxSession();
+  OnnxSession(const OnnxSession&) = delete;
+  OnnxSession& operator=(const OnnxSession&) = delete;
+
+  const std::vector<std::string>& input_names() const;
+  const std::vector<std::string>& output_names() const;
+  bool has_input(const std::string& name) const;
+  // The provider that runs the session ("CPUExecutionProvider", ...).
+  const std::string& provider() const;
+
+  Result<FloatOutput> run(const std::vector<Int64Input>& inputs, const std::string& output) const;
+
+ private:
+  struct Impl;
+  explicit OnnxSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+std::string onnxruntime_version();
+std::vector<std::string> onnxruntime_providers();  // compiled into the loaded library
+
+}  // namespace kotae

@@ -1,0 +1,60 @@
+#include "tiny_gguf.h"
+
+#include <ggml.h>
+#include <gguf.h>
+
+#include <random>
+#include <string>
+
+namespace kotae::testing {
+
+bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaShape& s, std::uint32_t seed) {
+  ggml_init_params params{/*mem_size=*/64u << 20, /*mem_buffer=*/nullptr, /*no_alloc=*/false};
+  ggml_context* ctx = ggml_init(params);
+  gguf_context* gguf = gguf_init_empty();
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> weight(0.0f, 0.02f);
+
+  gguf_set_val_str(gguf, "general.architecture", "llama");
+  gguf_set_val_str(gguf, "general.name", "kotae-tiny-llama");
+  gguf_set_val_u32(gguf, "llama.vocab_size", s.vocab);
+  gguf_set_val_u32(gguf, "llama.context_length", s.context);
+  gguf_set_val_u32(gguf, "llama.embedding_length", s.embedding);
+  gguf_set_val_u32(gguf, "llama.block_count", s.layers);
+  gguf_set_val_u32(gguf, "llama.feed_forward_length", s.feed_forward);
+  gguf_set_val_u32(gguf, "llama.attention.head_count", s.heads);
+  gguf_set_val_u32(gguf, "llama.attention.head_count_kv", s.kv_heads);
+  gguf_set_val_u32(gguf, "llama.rope.dimension_count", s.embedding / s.heads);
+  gguf_set_val_f32(gguf, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+  gguf_set_val_str(gguf, "tokenizer.ggml.model", "no_vocab");
+
+  auto add = [&](const std::string& name, std::int64_t ne0, std::int64_t ne1, bool is_norm) {
+    ggml_tensor* t = ne1 > 0 ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1) : ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ne0);
+    ggml_set_name(t, name.c_str());
+    auto* data = static_cast<float*>(t->data);
+    for (std::int64_t i = 0; i < ggml_nelements(t); ++i) data[i] = is_norm ? 1.0f : weight(rng);
+    gguf_add_tensor(gguf, t);
+  };
+  const std::int64_t head = s.embedding / s.heads, kv = head * s.kv_heads;
+  add("token_embd.weight", s.embedding, s.vocab, false);
+  add("output_norm.weight", s.embedding, 0, true);
+  add("output.weight", s.embedding, s.vocab, false);
+  for (std::uint32_t l = 0; l < s.layers; ++l) {
+    const std::string b = "blk." + std::to_string(l) + ".";
+    add(b + "attn_norm.weight", s.embedding, 0, true);
+    add(b + "attn_q.weight", s.embedding, head * s.heads, false);
+    add(b + "attn_k.weight", s.embedding, kv, false);
+    add(b + "attn_v.weight", s.embedding, kv, false);
+    add(b + "attn_output.weight", head * s.heads, s.embedding, false);
+    add(b + "ffn_norm.weight", s.embedding, 0, true);
+    add(b + "ffn_gate.weight", s.embedding, s.feed_forward, false);
+    add(b + "ffn_down.weight", s.feed_forward, s.embedding, false);
+    add(b + "ffn_up.weight", s.embedding, s.feed_forward, false);
+  }
+  const bool written = gguf_write_to_file(gguf, path.c_str(), /*only_meta=*/false);
+  gguf_free(gguf);
+  ggml_free(ctx);
+  return written;
+}
+
+}  // namespace kotae::testing

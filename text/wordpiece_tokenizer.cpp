@@ -1,0 +1,189 @@
+#include "text/wordpiece_tokenizer.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "text/unicode.h"
+
+namespace kotae::text {
+namespace {
+
+void append_token(Encoding& out, std::int32_t id, std::int32_t type_id, std::uint32_t begin, std::uint32_t end,
+                  bool special) {
+  out.ids.push_back(id);
+  out.type_ids.push_back(type_id);
+  out.offsets.emplace_back(begin, end);
+  out.special_tokens_mask.push_back(special ? 1 : 0);
+}
+
+void append_sequence(Encoding& out, const Encoding& part, std::size_t count, std::int32_t type_id) {
+  for (std::size_t i = 0; i < count; ++i) {
+    append_token(out, part.ids[i], type_id, part.offsets[i].first, part.offsets[i].second, false);
+  }
+}
+
+}  // namespace
+
+WordPieceTokenizer::WordPieceTokenizer(std::unordered_map<std::string, std::int32_t> vocab, WordPieceOptions options)
+    : vocab_(std::move(vocab)), options_(std::move(options)) {}
+
+Result<void> WordPieceTokenizer::resolve_special_tokens() {
+  unk_id_ = token_id(options_.unk_token);
+  cls_id_ = token_id(options_.cls_token);
+  sep_id_ = token_id(options_.sep_token);
+  const std::int32_t pad = token_id(options_.pad_token);
+  pad_id_ = pad < 0 ? 0 : pad;
+  if (unk_id_ < 0 || cls_id_ < 0 || sep_id_ < 0) {
+    return make_error(ErrorCode::corrupt, "the vocabulary lacks one of " + options_.unk_token + ", " +
+                                              options_.cls_token + ", " + options_.sep_token);
+  }
+  return {};
+}
+
+Result<WordPieceTokenizer> WordPieceTokenizer::from_tokenizer_json(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) return make_error(ErrorCode::not_found, "cannot open tokenizer " + path.string());
+  nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return make_error(ErrorCode::corrupt, path.string() + " is not valid JSON");
+  const auto& model = doc["model"];
+  if (!model.is_object() || model.value("type", "") != "WordPiece" || !model["vocab"].is_object()) {
+    return make_error(ErrorCode::unsupported, path.string() + ": only WordPiece tokenizers are supported");
+  }
+  WordPieceOptions options;
+  options.unk_token = model.value("unk_token", options.unk_token);
+  options.continuing_prefix = model.value("continuing_subword_prefix", options.continuing_prefix);
+  options.max_input_chars_per_word = model.value("max_input_chars_per_word", options.max_input_chars_per_word);
+  if (const auto& n = doc["normalizer"]; n.is_object() && n.value("type", "") == "BertNormalizer") {
+    options.normalizer.clean_text = n.value("clean_text", true);
+    options.normalizer.handle_chinese_chars = n.value("handle_chinese_chars", true);
+    options.normalizer.lowercase = n.value("lowercase", true);
+    // strip_accents null means "follow lowercase", as in BERT.
+    const auto& strip = n["strip_accents"];
+    options.normalizer.strip_accents = strip.is_boolean() ? strip.get<bool>() : options.normalizer.lowercase;
+  }
+  if (const auto& pad = doc["padding"]; pad.is_object()) options.pad_token = pad.value("pad_token", options.pad_token);
+
+  std::unordered_map<std::string, std::int32_t> vocab;
+  vocab.reserve(model["vocab"].size());
+  for (const auto& [token, id] : model["vocab"].items()) vocab.emplace(token, id.get<std::int32_t>());
+  WordPieceTokenizer tokenizer(std::move(vocab), std::move(options));
+  if (auto r = tokenizer.resolve_special_tokens(); !r) return r.error();
+  return tokenizer;
+}
+
+Result<WordPieceTokenizer> WordPieceTokenizer::from_vocab_txt(const std::filesystem::path& path,
+                                                              WordPieceOptions options) {
+  std::ifstream in(path);
+  if (!in) return make_error(ErrorCode::not_found, "cannot open vocabulary " + path.string());
+  std::unordered_map<std::string, std::int32_t> vocab;
+  std::string line;
+  for (std::int32_t id = 0; std::getline(in, line); ++id) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    vocab.emplace(line, id);
+  }
+  WordPieceTokenizer tokenizer(std::move(vocab), std::move(options));
+  if (auto r = tokenizer.resolve_special_tokens(); !r) return r.error();
+  return tokenizer;
+}
+
+std::int32_t WordPieceTokenizer::token_id(std::string_view token) const {
+  const auto it = vocab_.find(std::string(token));
+  return it == vocab_.end() ? -1 : it->second;
+}
+
+// Greedy longest-match-first over chars [first, last); a word with any unmatched piece becomes [UNK].
+void WordPieceTokenizer::word_pieces(const NormalizedText& text, std::size_t first, std::size_t last,
+                                     Encoding& out) const {
+  const std::uint32_t word_begin = text.begin[first], word_end = text.end[last - 1];
+  if (last - first > options_.max_input_chars_per_word) {
+    append_token(out, unk_id_, 0, word_begin, word_end, false);
+    return;
+  }
+  const std::size_t mark = out.size();
+  std::string piece;
+  for (std::size_t start = first; start < last;) {
+    std::int32_t found = -1;
+    std::size_t stop = last;
+    for (; stop > start; --stop) {
+      piece.assign(start > first ? options_.continuing_prefix : std::string());
+      for (std::size_t i = start; i < stop; ++i) append_utf8(piece, text.chars[i]);
+      if (const auto it = vocab_.find(piece); it != vocab_.end()) {
+        found = it->second;
+        break;
+      }
+    }
+    if (found < 0) {
+      out.ids.resize(mark);
+      out.type_ids.resize(mark);
+      out.offsets.resize(mark);
+      out.special_tokens_mask.resize(mark);
+      append_token(out, unk_id_, 0, word_begin, word_end, false);
+      return;
+    }
+    append_token(out, found, 0, text.begin[start], text.end[stop - 1], false);
+    start = stop;
+  }
+}
+
+Encoding WordPieceTokenizer::tokenize(std::string_view input) const {
+  const NormalizedText text = bert_normalize(input, options_.normalizer);
+  Encoding out;
+  out.ids.reserve(input.size() / 3 + 4);
+  // BERT pre-tokenisation: whitespace separates words, each punctuation mark is a word of its own.
+  std::size_t word_start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    const bool at_end = i == text.size();
+    const bool space = !at_end && is_whitespace(text.chars[i]);
+    const bool punct = !at_end && !space && is_punctuation(text.chars[i]);
+    if (at_end || space || punct) {
+      if (i > word_start) word_pieces(text, word_start, i, out);
+      if (punct) word_pieces(text, i, i + 1, out);
+      word_start = i + 1;
+    }
+  }
+  return out;
+}
+
+Encoding WordPieceTokenizer::encode(std::string_view text, std::size_t max_length) const {
+  const Encoding tokens = tokenize(text);
+  std::size_t keep = tokens.size();
+  if (max_length > 0) keep = std::min(keep, max_length > 2 ? max_length - 2 : 0);
+  Encoding out;
+  out.ids.reserve(keep + 2);
+  append_token(out, cls_id_, 0, 0, 0, true);
+  append_sequence(out, tokens, keep, 0);
+  append_token(out, sep_id_, 0, 0, 0, true);
+  return out;
+}
+
+Encoding WordPieceTokenizer::encode_pair(std::string_view a, std::string_view b, std::size_t max_length) const {
+  const Encoding first = tokenize(a), second = tokenize(b);
+  std::size_t n1 = first.size(), n2 = second.size();
+  if (max_length > 0) {
+    // Hugging Face's longest_first: shorten the longer text first, then both evenly.
+    const std::size_t budget = max_length > 3 ? max_length - 3 : 0;
+    if (n1 + n2 > budget) {
+      const bool swapped = n1 > n2;
+      std::size_t shorter = std::min(n1, n2), longer;
+      longer = shorter > budget ? shorter : std::max(shorter, budget - shorter);
+      if (shorter + longer > budget) {
+        shorter = budget / 2;
+        longer = shorter + budget % 2;
+      }
+      n1 = std::min(n1, swapped ? longer : shorter);
+      n2 = std::min(n2, swapped ? shorter : longer);
+    }
+  }
+  Encoding out;
+  out.ids.reserve(n1 + n2 + 3);
+  append_token(out, cls_id_, 0, 0, 0, true);
+  append_sequence(out, first, n1, 0);
+  append_token(out, sep_id_, 0, 0, 0, true);
+  append_sequence(out, second, n2, 1);
+  append_token(out, sep_id_, 1, 0, 0, true);
+  return out;
+}
+
+}  // namespace kotae::text

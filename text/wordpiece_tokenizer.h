@@ -1,0 +1,67 @@
+#pragma once
+// BERT WordPiece tokenizer loaded from a Hugging Face tokenizer.json (or a vocab.txt): normalisation,
+// punctuation splitting, greedy longest-match WordPiece, [CLS]/[SEP] templates for single texts and
+// pairs, `longest_first` truncation, and byte offsets into the caller's text for every token.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "text/bert_normalizer.h"
+
+namespace kotae::text {
+
+struct Encoding {
+  std::vector<std::int32_t> ids;
+  std::vector<std::int32_t> type_ids;
+  // Byte span of each token in the text it came from (text A or, where type_ids is 1, text B);
+  // {0, 0} for special tokens.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
+  std::vector<std::uint8_t> special_tokens_mask;
+
+  std::size_t size() const { return ids.size(); }
+};
+
+struct WordPieceOptions {
+  BertNormalizerOptions normalizer;
+  std::string unk_token = "[UNK]";
+  std::string cls_token = "[CLS]";
+  std::string sep_token = "[SEP]";
+  std::string pad_token = "[PAD]";
+  std::string continuing_prefix = "##";
+  std::size_t max_input_chars_per_word = 100;
+};
+
+class WordPieceTokenizer {
+ public:
+  static Result<WordPieceTokenizer> from_tokenizer_json(const std::filesystem::path& path);
+  static Result<WordPieceTokenizer> from_vocab_txt(const std::filesystem::path& path, WordPieceOptions options = {});
+
+  // max_length counts the special tokens; 0 means no truncation.
+  Encoding encode(std::string_view text, std::size_t max_length = 0) const;
+  Encoding encode_pair(std::string_view a, std::string_view b, std::size_t max_length = 0) const;
+
+  // Token ids of the text alone: no special tokens, no truncation (used to count tokens).
+  Encoding tokenize(std::string_view text) const;
+
+  std::size_t vocab_size() const { return vocab_.size(); }
+  std::int32_t pad_id() const { return pad_id_; }
+  // The id of a token, or -1 when the vocabulary lacks it.
+  std::int32_t token_id(std::string_view token) const;
+
+ private:
+  WordPieceTokenizer(std::unordered_map<std::string, std::int32_t> vocab, WordPieceOptions options);
+  Result<void> resolve_special_tokens();
+  void word_pieces(const NormalizedText& text, std::size_t first, std::size_t last, Encoding& out) const;
+
+  std::unordered_map<std::string, std::int32_t> vocab_;
+  WordPieceOptions options_;
+  std::int32_t unk_id_ = -1, cls_id_ = -1, sep_id_ = -1, pad_id_ = 0;
+};
+
+}  // namespace kotae::text
