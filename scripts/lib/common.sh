@@ -48,7 +48,7 @@ fetch() {
   rm -rf "$dir" && mkdir -p "$dir"
   log "downloading $package@$version ($registry)"
   case "$registry" in
-    npm)   (cd "$dir" && npm pack --silent "$package@$version" >/dev/null) ;;
+    npm)   (cd "$dir" && npm pack --silent --cache "$dir/.npm" "$package@$version" >/dev/null && rm -rf "$dir/.npm") ;;
     maven) mvn -q -B dependency:copy -Dartifact="$package:$version" -DoutputDirectory="$dir" \
              -Dmdep.useBaseVersion=true >"$dir/.log" 2>&1 || { cat "$dir/.log" >&2; die "maven could not fetch $package:$version"; } ;;
     pypi)  pip download --quiet --no-deps -d "$dir" "$package==$version" ;;
