@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <span>
 #include <cstdio>
 #include <iostream>
 
@@ -13,7 +14,7 @@
 namespace kotae::cli {
 namespace {
 
-double dot(const std::vector<float>& a, const std::vector<float>& b) {
+double dot(std::span<const float> a, std::span<const float> b) {
   double sum = 0;
   for (size_t i = 0; i < a.size(); ++i) sum += double(a[i]) * b[i];
   return sum;
@@ -40,11 +41,11 @@ int run_embed(const EmbedOptions& options) {
   const double embed_ms = std::chrono::duration<double, std::milli>(done - embed_start).count();
 
   for (size_t i = 0; i < vectors->size(); ++i) {
-    const auto& v = (*vectors)[i];
+    const auto v = vectors->row(i);
     const double norm = std::sqrt(dot(v, v));
     if (options.json) {
       std::cout << nlohmann::json{{"text", options.texts[i]}, {"model", options.model}, {"dimension", v.size()},
-                                  {"norm", norm}, {"embedding", v}}
+                                  {"norm", norm}, {"embedding", vectors->row_copy(i)}}
                        .dump()
                 << "\n";
     } else {
@@ -55,7 +56,7 @@ int run_embed(const EmbedOptions& options) {
   }
   if (!options.json) {
     for (size_t i = 1; i < vectors->size(); ++i) {
-      std::printf("cosine(1, %zu) = %.4f\n", i + 1, dot((*vectors)[0], (*vectors)[i]));
+      std::printf("cosine(1, %zu) = %.4f\n", i + 1, dot(vectors->row(0), vectors->row(i)));
     }
     std::printf("model %s on %s: loaded and warmed up in %.0f ms, embedded %zu text(s) in %.1f ms\n",
                 options.model.c_str(), (*encoder)->provider().c_str(), load_ms, vectors->size(), embed_ms);

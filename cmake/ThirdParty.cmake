@@ -57,3 +57,8 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 2 REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+
+# Python with the pinned reference packages (tokenizers, onnxruntime, onnx), for tests that compare
+# against them. scripts/setup creates it from scripts/python/test.lock.
+set(KOTAE_PYTHON "${KOTAE_DEPS_DIR}/python-test/bin/python" CACHE FILEPATH "Python with scripts/python/test.lock installed")
+kotae_require_dep("${KOTAE_PYTHON}" "the test Python environment")

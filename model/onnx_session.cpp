@@ -88,9 +88,10 @@ bool OnnxSession::has_input(const std::string& name) const {
   return std::find(impl_->inputs.begin(), impl_->inputs.end(), name) != impl_->inputs.end();
 }
 
-Result<FloatOutput> OnnxSession::run(const std::vector<Int64Input>& inputs, const std::string& output) const {
+Result<void> OnnxSession::run_erased(const std::vector<Int64Input>& inputs, const std::string& output,
+                                     void (*consume)(const FloatTensorView&, void*), void* state) const {
   try {
-    const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+    static const auto memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
     std::vector<Ort::Value> values;
     std::vector<const char*> names;
     values.reserve(inputs.size());
@@ -107,14 +108,20 @@ Result<FloatOutput> OnnxSession::run(const std::vector<Int64Input>& inputs, cons
     if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
       return make_error(ErrorCode::model, "output '" + output + "' is not a float tensor");
     }
-    FloatOutput out;
-    out.shape = info.GetShape();
-    const float* data = results.front().GetTensorData<float>();
-    out.values.assign(data, data + info.GetElementCount());
-    return out;
+    consume(FloatTensorView{results.front().GetTensorData<float>(), info.GetShape()}, state);
+    return {};
   } catch (const Ort::Exception& e) {
     return make_error(ErrorCode::model, std::string("ONNX Runtime run failed: ") + e.what());
   }
+}
+
+std::vector<std::int64_t> OnnxSession::output_shape(const std::string& output) const {
+  for (size_t i = 0; i < impl_->outputs.size(); ++i) {
+    if (impl_->outputs[i] == output) {
+      return impl_->session->GetOutputTypeInfo(i).GetTensorTypeAndShapeInfo().GetShape();
+    }
+  }
+  return {};
 }
 
 std::string onnxruntime_version() { return Ort::GetVersionString(); }

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/result.h"
@@ -33,9 +34,10 @@ struct Int64Input {
   std::int64_t cols = 0;
 };
 
-struct FloatOutput {
+// A float output tensor, borrowed from ONNX Runtime for the duration of a callback (no copy).
+struct FloatTensorView {
+  const float* data = nullptr;
   std::vector<std::int64_t> shape;
-  std::vector<float> values;
 };
 
 class OnnxSession {
@@ -51,11 +53,23 @@ class OnnxSession {
   // The provider that runs the session ("CPUExecutionProvider", ...).
   const std::string& provider() const;
 
-  Result<FloatOutput> run(const std::vector<Int64Input>& inputs, const std::string& output) const;
+  // Runs the model and hands the named output to `consume` while it is still alive. Safe to call
+  // from several threads at once (ONNX Runtime sessions are).
+  template <class Consume>
+  Result<void> run(const std::vector<Int64Input>& inputs, const std::string& output, Consume&& consume) const {
+    using Fn = std::remove_reference_t<Consume>;
+    return run_erased(
+        inputs, output, [](const FloatTensorView& view, void* state) { (*static_cast<Fn*>(state))(view); }, &consume);
+  }
+
+  // Static shape of a declared output; -1 marks a dynamic axis. Empty when the output is unknown.
+  std::vector<std::int64_t> output_shape(const std::string& output) const;
 
  private:
   struct Impl;
   explicit OnnxSession(std::unique_ptr<Impl> impl);
+  Result<void> run_erased(const std::vector<Int64Input>& inputs, const std::string& output,
+                          void (*consume)(const FloatTensorView&, void*), void* state) const;
   std::unique_ptr<Impl> impl_;
 };
 

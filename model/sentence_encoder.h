@@ -1,43 +1,46 @@
 #pragma once
-// Text -> L2-normalised sentence vector with a BERT-style ONNX encoder: tokenise, run, pool (mean or
-// CLS, as the manifest says), normalise. The model is verified against its manifest before loading.
+// A BERT-style ONNX sentence encoder: tokenise, run, pool (mean or CLS, as the manifest says),
+// L2-normalise. Inputs are sorted by length and cut into sub-batches so padding stays small. The
+// model is verified against its manifest before ONNX Runtime reads it, and warmed up at load.
 
 #include <filesystem>
 #include <memory>
-#include <span>
-#include <string>
-#include <vector>
 
-#include "core/result.h"
+#include "model/encoder.h"
 #include "model/model_manifest.h"
 #include "model/onnx_session.h"
-#include "text/wordpiece_tokenizer.h"
 
 namespace kotae {
 
 struct EncoderOptions {
   OnnxSessionOptions session;
   bool warm_up = true;
+  std::size_t max_batch_items = 64;       // rows per model run
+  std::size_t max_batch_tokens = 16384;   // rows x padded length per model run
 };
 
-class SentenceEncoder {
+class SentenceEncoder final : public Encoder {
  public:
   static Result<std::unique_ptr<SentenceEncoder>> load(const std::filesystem::path& model_dir,
                                                        const EncoderOptions& options = {});
 
-  // One vector of dimension() floats per text, in input order.
-  Result<std::vector<std::vector<float>>> embed(std::span<const std::string> texts) const;
+  std::size_t dimension() const override { return static_cast<std::size_t>(manifest_.dimension); }
+  std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
+  const std::string& provider() const override { return session_->provider(); }
+  text::Encoding tokenize(std::string_view text) const override;
+  Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
 
-  int dimension() const { return manifest_.dimension; }
   const ModelManifest& manifest() const { return manifest_; }
-  const std::string& provider() const { return session_->provider(); }
 
  private:
-  SentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<OnnxSession> session);
+  SentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<OnnxSession> session,
+                  EncoderOptions options);
+  Result<void> run_batch(std::span<const text::Encoding* const> rows, std::span<float* const> outputs) const;
 
   ModelManifest manifest_;
   text::WordPieceTokenizer tokenizer_;
   std::unique_ptr<OnnxSession> session_;
+  EncoderOptions options_;
 };
 
 }  // namespace kotae

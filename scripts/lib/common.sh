@@ -60,3 +60,22 @@ fetch() {
   printf '%s' "$file" >"$dir/.verified"
   printf '%s' "$file"
 }
+
+# python_env NAME -> a virtual environment with exactly scripts/python/NAME.lock installed (hashes
+# checked), cached by the lock's checksum and linked at $KOTAE_CACHE/deps/python-NAME.
+python_env() {
+  local name=$1 lock venv
+  lock="$KOTAE_ROOT/scripts/python/$name.lock"
+  venv="$KOTAE_CACHE/python/$name-$(sha256_of "$lock" | cut -c1-12)"
+  if [ ! -f "$venv/.done" ]; then
+    log "creating Python environment '$name'"
+    rm -rf "$venv"
+    python3 -m venv "$venv" || die "python3 -m venv failed (Debian needs python3-venv)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --require-hashes --no-deps -r "$lock" \
+      || die "pip could not install $lock"
+    touch "$venv/.done"
+  fi
+  mkdir -p "$KOTAE_CACHE/deps"
+  ln -sfn "$venv" "$KOTAE_CACHE/deps/python-$name"
+  printf '%s' "$venv"
+}

@@ -1,0 +1,41 @@
+#pragma once
+// What the rest of Kotae sees of a sentence embedding model: text in, unit vectors out. Tokenisation
+// is separate from running the model so callers (and the batcher) can tokenise on their own threads.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "text/wordpiece_tokenizer.h"
+
+namespace kotae {
+
+// Row-major vectors, `dimension` floats each.
+struct Embeddings {
+  std::size_t dimension = 0;
+  std::vector<float> values;
+
+  std::size_t size() const { return dimension ? values.size() / dimension : 0; }
+  std::span<const float> row(std::size_t i) const { return {values.data() + i * dimension, dimension}; }
+  std::vector<float> row_copy(std::size_t i) const { return {row(i).begin(), row(i).end()}; }
+};
+
+class Encoder {
+ public:
+  virtual ~Encoder() = default;
+
+  virtual std::size_t dimension() const = 0;
+  // Names the model and its precision, e.g. "all-minilm-l6-v2/fp32"; a collection records it.
+  virtual std::string id() const = 0;
+  virtual const std::string& provider() const = 0;
+
+  // Tokens as the model will see them: special tokens added, truncated to its maximum length.
+  virtual text::Encoding tokenize(std::string_view text) const = 0;
+  virtual Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const = 0;
+
+  Result<Embeddings> embed(std::span<const std::string> texts) const;
+};
+
+}  // namespace kotae
