@@ -1,5 +1,6 @@
 #include "cli/doctor.h"
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -8,6 +9,7 @@
 #include "model/llama_runtime.h"
 #include "model/model_manifest.h"
 #include "model/onnx_session.h"
+#include "model/sentence_encoder.h"
 #include "platform/cpu_features.h"
 #include "platform/gpu_devices.h"
 
@@ -70,6 +72,22 @@ nlohmann::json gpu_report() {
   return {{"present", gpus.present}, {"driver_version", gpus.driver_version}, {"devices", devices}, {"note", gpus.note}};
 }
 
+// Loads the default embedding model with every provider in priority order, to show which one this
+// machine would run it on.
+nlohmann::json inference_report(const std::filesystem::path& dir) {
+  EncoderOptions options;
+  options.session.providers = {"tensorrt", "cuda", "cpu"};
+  const auto start = std::chrono::steady_clock::now();
+  auto encoder = SentenceEncoder::load(dir / kDefaultEmbeddingModel, options);
+  if (!encoder) return {{"model", kDefaultEmbeddingModel}, {"error", encoder.error().message}};
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return {{"model", kDefaultEmbeddingModel},
+          {"priority", options.session.providers},
+          {"provider", (*encoder)->provider()},
+          {"skipped", (*encoder)->skipped_providers()},
+          {"load_and_warm_up_ms", ms}};
+}
+
 void print_text(const nlohmann::json& r) {
   std::printf("kotae %s\n\n", r["version"].get<std::string>().c_str());
   const auto& cpu = r["cpu"];
@@ -80,6 +98,12 @@ void print_text(const nlohmann::json& r) {
   std::string providers;
   for (const auto& p : r["onnxruntime"]["providers"]) providers += p.get<std::string>() + " ";
   std::printf("ONNX Runtime %s\n  providers  %s\n", r["onnxruntime"]["version"].get<std::string>().c_str(), providers.c_str());
+  const auto& inference = r["inference"];
+  if (inference.contains("provider")) {
+    std::printf("  embedding  %s runs on %s (loaded and warmed up in %.0f ms)\n", inference["model"].get<std::string>().c_str(),
+                inference["provider"].get<std::string>().c_str(), inference["load_and_warm_up_ms"].get<double>());
+    for (const auto& s : inference["skipped"]) std::printf("             skipped %s\n", s.get<std::string>().c_str());
+  }
   const auto& llama = r["llama_cpp"];
   std::string backends;
   for (const auto& b : llama["backends"]) backends += b.get<std::string>() + " ";
@@ -125,6 +149,7 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
   for (const auto& m : report["models"]) {
     if (m["required"].get<bool>() && !m["ok"].get<bool>()) ok = false;
   }
+  report["inference"] = ok ? inference_report(models_dir(data_dir)) : nlohmann::json{{"error", "required models do not verify"}};
   report["ok"] = ok;
   return report;
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <span>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -22,8 +23,17 @@ double dot(std::span<const float> a, std::span<const float> b) {
 
 }  // namespace
 
-int run_embed(const EmbedOptions& options) {
+int run_embed(const EmbedOptions& given) {
   using Clock = std::chrono::steady_clock;
+  EmbedOptions options = given;
+  if (!options.input.empty()) {
+    std::ifstream in(options.input);
+    if (!in) {
+      std::fprintf(stderr, "kotae: cannot read %s\n", options.input.c_str());
+      return 2;
+    }
+    for (std::string line; std::getline(in, line);) options.texts.push_back(line);
+  }
   const auto load_start = Clock::now();
   auto encoder = SentenceEncoder::load(models_dir(options.data_dir) / options.model);
   if (!encoder) {

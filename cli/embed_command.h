@@ -11,6 +11,7 @@ struct EmbedOptions {
   std::filesystem::path data_dir;
   std::string model;
   std::vector<std::string> texts;
+  std::filesystem::path input;  // one text per line, after `texts`
   bool json = false;
 };
 

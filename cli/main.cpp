@@ -23,7 +23,11 @@ int main(int argc, char** argv) {
   kotae::cli::EmbedOptions embed;
   embed.model = kotae::kDefaultEmbeddingModel;
   auto* embed_cmd = app.add_subcommand("embed", "print sentence embeddings of the given texts");
-  embed_cmd->add_option("texts", embed.texts, "texts to embed")->required();
+  auto* texts = embed_cmd->add_option("texts", embed.texts, "texts to embed");
+  auto* input = embed_cmd->add_option("--input", embed.input, "file with one text per line")->check(CLI::ExistingFile);
+  embed_cmd->callback([texts, input] {
+    if (texts->count() == 0 && input->count() == 0) throw CLI::RequiredError("texts or --input");
+  });
   embed_cmd->add_option("--model", embed.model, "embedding model name")->capture_default_str();
   embed_cmd->add_flag("--json", embed.json, "one JSON line per text, with the full vector");
 

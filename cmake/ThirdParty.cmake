@@ -55,6 +55,7 @@ set_target_properties(kotae::usearch PROPERTIES
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
 find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 2 REQUIRED)
+find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
 

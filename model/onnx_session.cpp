@@ -2,11 +2,25 @@
 
 #include <onnxruntime_cxx_api.h>
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
 
 namespace kotae {
 namespace {
+
+void log_once(const std::string& line) {
+  static std::mutex mutex;
+  static std::set<std::string> said;
+  std::lock_guard lock(mutex);
+  if (said.insert(line).second) std::fprintf(stderr, "%s\n", line.c_str());
+}
 
 Ort::Env& shared_env() {
   static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "kotae");
@@ -21,6 +35,59 @@ GraphOptimizationLevel to_ort(GraphOptimization level) {
     case GraphOptimization::all: return ORT_ENABLE_ALL;
   }
   return ORT_ENABLE_ALL;
+}
+
+// The GPU providers ship as plugin libraries (ONNX Runtime's GPU package): register the library, then
+// append the devices it offers. Returns an empty string on success, else why it was skipped.
+std::string append_plugin_provider(Ort::SessionOptions& so, const std::string& short_name, const std::string& ort_name,
+                                   const std::filesystem::path& dir) {
+  const auto library = dir / ("libonnxruntime_providers_" + short_name + ".so");
+  if (!std::filesystem::exists(library)) return "provider library " + library.string() + " not found";
+  static std::mutex registering;
+  static std::set<std::string> registered;
+  std::lock_guard lock(registering);
+  try {
+    if (!registered.count(short_name)) {
+      shared_env().RegisterExecutionProviderLibrary(short_name.c_str(), library.string());
+      registered.insert(short_name);
+    }
+    std::vector<Ort::ConstEpDevice> devices;
+    for (const auto& device : shared_env().GetEpDevices()) {
+      if (ort_name == device.EpName()) devices.push_back(device);
+    }
+    if (devices.empty()) return "no device for " + ort_name + " (no GPU, or its driver or libraries are missing)";
+    so.AppendExecutionProvider_V2(shared_env(), devices, std::unordered_map<std::string, std::string>{});
+    return {};
+  } catch (const Ort::Exception& e) {
+    return std::string("cannot load: ") + e.what();
+  }
+}
+
+std::filesystem::path default_provider_dir() {
+  if (const char* dir = std::getenv("KOTAE_ORT_PROVIDER_DIR"); dir && *dir) return dir;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&OrtGetApiBase), &info) && info.dli_fname) {
+    return std::filesystem::path(info.dli_fname).parent_path();
+  }
+  return {};
+}
+
+// Walks the priority list; the first provider that can be appended wins (CPU always can).
+std::string choose_provider(Ort::SessionOptions& so, const OnnxSessionOptions& options,
+                            std::vector<std::string>& skipped) {
+  static const std::map<std::string, std::string> kOrtNames = {
+      {"tensorrt", "TensorrtExecutionProvider"}, {"cuda", "CUDAExecutionProvider"}, {"cpu", "CPUExecutionProvider"}};
+  const std::filesystem::path dir =
+      options.provider_dir.empty() ? default_provider_dir() : std::filesystem::path(options.provider_dir);
+  for (const auto& wanted : options.providers) {
+    if (wanted == "cpu") return "CPUExecutionProvider";
+    const auto known = kOrtNames.find(wanted);
+    std::string reason = known == kOrtNames.end() ? "unknown provider" : append_plugin_provider(so, wanted, known->second, dir);
+    if (reason.empty()) return known->second;
+    skipped.push_back(wanted + ": " + reason);
+    log_once("kotae: execution provider '" + wanted + "' skipped (" + reason + "); trying the next");
+  }
+  return "CPUExecutionProvider";  // ONNX Runtime always falls back to its CPU kernels
 }
 
 std::vector<std::string> names_of(const Ort::Session& session, bool inputs) {
@@ -41,6 +108,7 @@ struct OnnxSession::Impl {
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
   std::string provider;
+  std::vector<std::string> skipped;
 };
 
 OnnxSession::OnnxSession(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -58,19 +126,7 @@ Result<std::unique_ptr<OnnxSession>> OnnxSession::open(const std::filesystem::pa
     if (options.deterministic) so.SetDeterministicCompute(true);
 
     auto impl = std::make_unique<Impl>();
-    const auto available = onnxruntime_providers();
-    for (const auto& wanted : options.providers) {
-      if (wanted == "cpu") {
-        impl->provider = "CPUExecutionProvider";
-        break;
-      }
-      // GPU providers are plugin libraries registered by the GPU work; until then they are skipped.
-      const bool in_library = std::find(available.begin(), available.end(), wanted) != available.end();
-      std::fprintf(stderr, "kotae: execution provider '%s' is %s; trying the next\n", wanted.c_str(),
-                   in_library ? "not enabled in this build" : "not available");
-    }
-    if (impl->provider.empty()) impl->provider = "CPUExecutionProvider";  // ONNX Runtime's own fallback
-
+    impl->provider = choose_provider(so, options, impl->skipped);
     impl->session = std::make_unique<Ort::Session>(shared_env(), model.c_str(), so);
     impl->inputs = names_of(*impl->session, true);
     impl->outputs = names_of(*impl->session, false);
@@ -83,6 +139,7 @@ Result<std::unique_ptr<OnnxSession>> OnnxSession::open(const std::filesystem::pa
 const std::vector<std::string>& OnnxSession::input_names() const { return impl_->inputs; }
 const std::vector<std::string>& OnnxSession::output_names() const { return impl_->outputs; }
 const std::string& OnnxSession::provider() const { return impl_->provider; }
+const std::vector<std::string>& OnnxSession::skipped_providers() const { return impl_->skipped; }
 
 bool OnnxSession::has_input(const std::string& name) const {
   return std::find(impl_->inputs.begin(), impl_->inputs.end(), name) != impl_->inputs.end();

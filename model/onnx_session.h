@@ -22,8 +22,12 @@ struct OnnxSessionOptions {
   bool memory_pattern = true;
   bool cpu_arena = true;
   bool deterministic = false;
-  // Execution providers in priority order; unavailable ones are skipped with one log line.
+  // Execution providers in priority order ("tensorrt", "cuda", "cpu"); each unavailable one is skipped
+  // with one log line and the next is tried. CPU is always the last resort.
   std::vector<std::string> providers = {"cpu"};
+  // Where GPU provider plugin libraries (libonnxruntime_providers_cuda.so, ...) are looked for;
+  // empty: $KOTAE_ORT_PROVIDER_DIR, else next to ONNX Runtime itself.
+  std::string provider_dir;
 };
 
 // An int64 input tensor of shape {rows, cols}.
@@ -50,8 +54,9 @@ class OnnxSession {
   const std::vector<std::string>& input_names() const;
   const std::vector<std::string>& output_names() const;
   bool has_input(const std::string& name) const;
-  // The provider that runs the session ("CPUExecutionProvider", ...).
+  // The provider that runs the session ("CPUExecutionProvider", ...), and why others were skipped.
   const std::string& provider() const;
+  const std::vector<std::string>& skipped_providers() const;
 
   // Runs the model and hands the named output to `consume` while it is still alive. Safe to call
   // from several threads at once (ONNX Runtime sessions are).

@@ -31,6 +31,7 @@ class SentenceEncoder final : public Encoder {
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
 
   const ModelManifest& manifest() const { return manifest_; }
+  const std::vector<std::string>& skipped_providers() const { return session_->skipped_providers(); }
 
  private:
   SentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<OnnxSession> session,

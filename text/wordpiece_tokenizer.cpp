@@ -24,6 +24,19 @@ void append_sequence(Encoding& out, const Encoding& part, std::size_t count, std
   }
 }
 
+// [CLS] first[:n1] [SEP] second[:n2] [SEP], the second text's tokens with type id 1.
+Encoding assemble_pair(const Encoding& first, std::size_t n1, const Encoding& second, std::size_t n2,
+                       std::int32_t cls_id, std::int32_t sep_id) {
+  Encoding out;
+  out.ids.reserve(n1 + n2 + 3);
+  append_token(out, cls_id, 0, 0, 0, true);
+  append_sequence(out, first, n1, 0);
+  append_token(out, sep_id, 0, 0, 0, true);
+  append_sequence(out, second, n2, 1);
+  append_token(out, sep_id, 1, 0, 0, true);
+  return out;
+}
+
 }  // namespace
 
 WordPieceTokenizer::WordPieceTokenizer(std::unordered_map<std::string, std::int32_t> vocab, WordPieceOptions options)
@@ -184,6 +197,21 @@ Encoding WordPieceTokenizer::encode_pair(std::string_view a, std::string_view b,
   append_sequence(out, second, n2, 1);
   append_token(out, sep_id_, 1, 0, 0, true);
   return out;
+}
+
+// Hugging Face's only_second: the second text gives up what the pair has too much, provided one of
+// its tokens remains. Otherwise tokenizers raises; we fall back to longest_first, as callers do.
+Encoding WordPieceTokenizer::encode_pair(std::string_view a, std::string_view b, std::size_t max_length,
+                                         PairTruncation truncation) const {
+  if (truncation == PairTruncation::longest_first || max_length == 0) return encode_pair(a, b, max_length);
+  const Encoding first = tokenize(a), second = tokenize(b);
+  const std::size_t budget = max_length > 3 ? max_length - 3 : 0;
+  std::size_t n2 = second.size();
+  if (first.size() + n2 > budget) {
+    if (first.size() >= budget) return encode_pair(a, b, max_length);  // rare: tokenises a second time
+    n2 = budget - first.size();
+  }
+  return assemble_pair(first, first.size(), second, n2, cls_id_, sep_id_);
 }
 
 }  // namespace kotae::text

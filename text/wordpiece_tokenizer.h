@@ -27,6 +27,14 @@ struct Encoding {
   std::size_t size() const { return ids.size(); }
 };
 
+// How a pair that is too long is cut (Hugging Face's truncation strategies).
+enum class PairTruncation {
+  longest_first,  // shorten the longer text first, then both evenly (encode_pair's default)
+  // Cut only the second text; when the first alone leaves it no token, fall back to longest_first
+  // (where Hugging Face would raise). Rerankers keep the query whole and cut the passage.
+  only_second,
+};
+
 struct WordPieceOptions {
   BertNormalizerOptions normalizer;
   std::string unk_token = "[UNK]";
@@ -45,6 +53,7 @@ class WordPieceTokenizer {
   // max_length counts the special tokens; 0 means no truncation.
   Encoding encode(std::string_view text, std::size_t max_length = 0) const;
   Encoding encode_pair(std::string_view a, std::string_view b, std::size_t max_length = 0) const;
+  Encoding encode_pair(std::string_view a, std::string_view b, std::size_t max_length, PairTruncation truncation) const;
 
   // Token ids of the text alone: no special tokens, no truncation (used to count tokens).
   Encoding tokenize(std::string_view text) const;

@@ -64,6 +64,11 @@ TEST(KotaeDoctor, ReportsLibrariesHardwareAndVerifiedModels) {
     EXPECT_EQ((*m)["sha256"].get<std::string>().size(), 64u);
   }
   EXPECT_TRUE(report["ok"].get<bool>());
+  // Without GPU provider libraries the default model runs on the CPU, and says why.
+  if (!report["gpu"]["present"].get<bool>()) {
+    EXPECT_EQ(report["inference"]["provider"], "CPUExecutionProvider");
+  }
+  EXPECT_EQ(report["inference"]["priority"].front(), "tensorrt");
 }
 
 TEST(KotaeDoctor, FailsWhenARequiredModelIsMissingOrCorrupt) {

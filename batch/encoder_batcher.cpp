@@ -1,0 +1,48 @@
+#include "batch/encoder_batcher.h"
+
+namespace kotae::batch {
+
+EncoderBatcher::EncoderBatcher(std::shared_ptr<const Encoder> encoder, BatchPolicy policy)
+    : encoder_(std::move(encoder)),
+      batcher_("encoder " + encoder_->id(), policy, [this](std::vector<text::Encoding>& batch) { return run(batch); }) {}
+
+std::future<Result<std::vector<float>>> EncoderBatcher::embed(std::string_view text, Priority priority) {
+  text::Encoding encoding = encoder_->tokenize(text);
+  const std::size_t cost = encoding.size();
+  return batcher_.submit(std::move(encoding), cost, priority);
+}
+
+Result<Embeddings> EncoderBatcher::embed_all(std::span<const std::string> texts, Priority priority) {
+  std::vector<std::future<Result<std::vector<float>>>> pending;
+  pending.reserve(texts.size());
+  for (const auto& t : texts) pending.push_back(embed(t, priority));
+  Embeddings out{encoder_->dimension(), {}};
+  out.values.reserve(texts.size() * out.dimension);
+  std::optional<Error> failure;
+  for (auto& f : pending) {
+    auto vector = f.get();  // wait for every future, even after a failure
+    if (!vector) {
+      if (!failure) failure = vector.error();
+      continue;
+    }
+    out.values.insert(out.values.end(), vector->begin(), vector->end());
+  }
+  if (failure) return *failure;
+  return out;
+}
+
+std::vector<Result<std::vector<float>>> EncoderBatcher::run(std::vector<text::Encoding>& batch) const {
+  auto vectors = encoder_->embed_encoded(batch);
+  std::vector<Result<std::vector<float>>> results;
+  results.reserve(batch.size());
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    if (vectors) {
+      results.emplace_back(vectors->row_copy(i));
+    } else {
+      results.emplace_back(vectors.error());
+    }
+  }
+  return results;
+}
+
+}  // namespace kotae::batch
