@@ -12,7 +12,7 @@ char32_t decode_utf8(std::string_view s, std::size_t& pos);
 void append_utf8(std::string& out, char32_t c);
 
 bool is_whitespace(char32_t c);   // Rust char::is_whitespace (White_Space property)
-bool is_control(char32_t c);      // categories Cc Cf Cn Co Cs, except tab, newline, return
+bool is_control(char32_t c);      // Cc, Co, Cs and Unicode 8.0 Cf (as HF), except tab, newline, return
 bool is_punctuation(char32_t c);  // ASCII punctuation or categories Pc Pd Ps Pe Pi Pf Po
 bool is_chinese_char(char32_t c); // the CJK blocks BERT surrounds with spaces
 bool is_nonspacing_mark(char32_t c);

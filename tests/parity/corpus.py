@@ -2,16 +2,18 @@
 """Texts for the tokenizer and encoder parity tests, the same on every run.
 
 Real text comes from the Debian documentation that Debian packages install (debian-reference and
-debian-faq, plain-text editions): sentences, table rows, whole paragraphs (some with their original
-line breaks) and passages long enough to be truncated at 256 tokens. Edge cases are generated:
+debian-faq, plain-text and HTML editions): sentences, table rows and cells, headings, listings, whole
+paragraphs (some with their original line breaks) and passages long enough to be truncated at 256
+tokens; each text once, in document order. Edge cases are generated:
 accents in NFC and NFD, CJK, Hangul, emoji sequences, control and zero-width characters, Unicode
 spaces, right-to-left text, case-mapping traps, very long words, empty and blank strings. The sweep
 puts every code point of planes 0 and 1 (and samples of the others) between two letters, so a change
 of Unicode data on either side shows up.
 
-    corpus.py [--count]    prints how many texts of each kind there are
+    corpus.py    prints how many texts of each kind there are
 """
 
+import functools
 import gzip
 import html.parser
 import pathlib
@@ -124,8 +126,9 @@ def _dedupe(texts):
     return out
 
 
+@functools.cache
 def documentation_texts():
-    """Real text, in document order, each text once."""
+    """Real text, in document order, each text once (a tuple: the cache hands out the same one)."""
     texts = []
     long_passages = []
     for path in DOCUMENTS:
@@ -152,7 +155,7 @@ def documentation_texts():
                 run = []
     for page in HTML_PAGES:
         texts.extend(_html_texts(page))
-    return _dedupe(texts + long_passages)
+    return tuple(_dedupe(texts + long_passages))
 
 
 def long_documentation_texts(count):
