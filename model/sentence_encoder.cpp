@@ -68,7 +68,13 @@ Result<Embeddings> SentenceEncoder::embed_encoded(std::span<const text::Encoding
   for (std::size_t start = 0; start < order.size();) {
     const std::size_t width = std::max<std::size_t>(encodings[order[start]].size(), 1);
     const std::size_t by_tokens = std::max<std::size_t>(options_.max_batch_tokens / width, 1);
-    const std::size_t count = std::min({options_.max_batch_items, by_tokens, order.size() - start});
+    std::size_t count = std::min({options_.max_batch_items, by_tokens, order.size() - start});
+    for (std::size_t i = 1; i < count; ++i) {
+      if (static_cast<double>(encodings[order[start + i]].size()) < options_.min_length_ratio * static_cast<double>(width)) {
+        count = i;
+        break;
+      }
+    }
     rows.clear();
     targets.clear();
     for (std::size_t i = start; i < start + count; ++i) {

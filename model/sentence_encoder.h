@@ -17,6 +17,10 @@ struct EncoderOptions {
   bool warm_up = true;
   std::size_t max_batch_items = 64;       // rows per model run
   std::size_t max_batch_tokens = 16384;   // rows x padded length per model run
+  // A run also closes when the next (shorter) text is below this fraction of the run's longest: less
+  // padding, and for int8 models, whose activations are quantised with one scale per batch, texts
+  // share a scale only with texts of similar length.
+  double min_length_ratio = 0.75;
 };
 
 class SentenceEncoder final : public Encoder {

@@ -146,9 +146,10 @@ TEST_F(EncoderParity, ReferenceCoversAThousandSentencesSomePastTheLimit) {
 // Batched as Kotae embeds: fp32 must agree with the reference on every sentence. The int8 model drifts
 // in batches: it quantises activations dynamically with one scale per tensor, so the other rows of a
 // batch (and their padding) move each row's result, most of all a short text batched with longer ones.
-// Its floors are therefore measured, not 0.9999: on these 1,075 texts (ONNX Runtime 1.29.0, x86-64)
-// the minimum cosine was 0.9432 against Python int8 (mean 0.9903) and 0.9618 against our fp32 (mean
-// 0.9894), both for "Here:"; the floors sit just below.
+// The encoder batches only texts of similar length (min_length_ratio), which bounds that drift. Its
+// floors are therefore measured, not 0.9999: on these 1,075 texts (ONNX Runtime 1.29.0, x86-64) the
+// minimum cosine was 0.9617 against Python int8 (mean 0.9904) and 0.9657 against our fp32 (mean
+// 0.9895), both for "Here:" (0.9432 and 0.9618 before length-bucketing); the floors sit just below.
 TEST_F(EncoderParity, BatchesMatchOnnxRuntimePython) {
   const Embeddings fp32 = embed_all(kFp32);
   const Embeddings int8 = embed_all(kInt8);
@@ -169,9 +170,9 @@ TEST_F(EncoderParity, BatchesMatchOnnxRuntimePython) {
   RecordProperty("int8_vs_fp32_mean_cosine", std::to_string(ours_fp32.mean));
   EXPECT_EQ(exact.below, 0u) << exact.below << " sentences below cosine 0.9999 with fp32; the worst: " << exact.min
                              << " for \"" << reference_->texts[exact.worst] << "\"";
-  EXPECT_GE(python.min, 0.94);
+  EXPECT_GE(python.min, 0.955);
   EXPECT_GE(python.mean, 0.985);
-  EXPECT_GE(ours_fp32.min, 0.955);
+  EXPECT_GE(ours_fp32.min, 0.96);
   EXPECT_GE(ours_fp32.mean, 0.985);
 }
 
