@@ -20,7 +20,8 @@ void append_token(Encoding& out, std::int32_t id, std::int32_t type_id, std::uin
 
 void append_sequence(Encoding& out, const Encoding& part, std::size_t count, std::int32_t type_id) {
   for (std::size_t i = 0; i < count; ++i) {
-    append_token(out, part.ids[i], type_id, part.offsets[i].first, part.offsets[i].second, false);
+    append_token(out, part.ids[i], type_id, part.offsets[i].first, part.offsets[i].second,
+                 part.special_tokens_mask[i] != 0);
   }
 }
 
@@ -48,6 +49,13 @@ Result<void> WordPieceTokenizer::resolve_special_tokens() {
   sep_id_ = token_id(options_.sep_token);
   const std::int32_t pad = token_id(options_.pad_token);
   pad_id_ = pad < 0 ? 0 : pad;
+  added_.clear();
+  for (const auto& token : options_.added_tokens) {
+    if (const std::int32_t id = token_id(token); id >= 0 && !token.empty()) {
+      added_.emplace_back(token, id);
+      added_first_byte_[static_cast<unsigned char>(token.front())] = true;
+    }
+  }
   if (unk_id_ < 0 || cls_id_ < 0 || sep_id_ < 0) {
     return make_error(ErrorCode::corrupt, "the vocabulary lacks one of " + options_.unk_token + ", " +
                                               options_.cls_token + ", " + options_.sep_token);
@@ -77,6 +85,11 @@ Result<WordPieceTokenizer> WordPieceTokenizer::from_tokenizer_json(const std::fi
     options.normalizer.strip_accents = strip.is_boolean() ? strip.get<bool>() : options.normalizer.lowercase;
   }
   if (const auto& pad = doc["padding"]; pad.is_object()) options.pad_token = pad.value("pad_token", options.pad_token);
+  if (const auto& added = doc["added_tokens"]; added.is_array()) {
+    for (const auto& token : added) {
+      if (!token.value("normalized", true)) options.added_tokens.push_back(token.value("content", ""));
+    }
+  }
 
   std::unordered_map<std::string, std::int32_t> vocab;
   vocab.reserve(model["vocab"].size());
@@ -140,10 +153,21 @@ void WordPieceTokenizer::word_pieces(const NormalizedText& text, std::size_t fir
   }
 }
 
-Encoding WordPieceTokenizer::tokenize(std::string_view input) const {
-  const NormalizedText text = bert_normalize(input, options_.normalizer);
-  Encoding out;
-  out.ids.reserve(input.size() / 3 + 4);
+std::size_t WordPieceTokenizer::match_added_token(std::string_view input, std::size_t pos, std::int32_t& id) const {
+  std::size_t best = 0;
+  for (const auto& [token, token_id] : added_) {
+    if (token.size() > best && input.compare(pos, token.size(), token) == 0) {
+      best = token.size();
+      id = token_id;
+    }
+  }
+  return best;
+}
+
+void WordPieceTokenizer::tokenize_span(std::string_view input, std::size_t begin, std::size_t end, Encoding& out) const {
+  if (begin >= end) return;
+  const NormalizedText text = bert_normalize(input.substr(begin, end - begin), options_.normalizer);
+  const std::size_t first_token = out.size();
   // BERT pre-tokenisation: whitespace separates words, each punctuation mark is a word of its own.
   std::size_t word_start = 0;
   for (std::size_t i = 0; i <= text.size(); ++i) {
@@ -156,6 +180,30 @@ Encoding WordPieceTokenizer::tokenize(std::string_view input) const {
       word_start = i + 1;
     }
   }
+  for (std::size_t t = first_token; t < out.size(); ++t) {
+    out.offsets[t].first += static_cast<std::uint32_t>(begin);
+    out.offsets[t].second += static_cast<std::uint32_t>(begin);
+  }
+}
+
+Encoding WordPieceTokenizer::tokenize(std::string_view input) const {
+  Encoding out;
+  out.ids.reserve(input.size() / 3 + 4);
+  std::size_t segment = 0;
+  for (std::size_t pos = 0; pos < input.size();) {
+    std::int32_t id = -1;
+    const bool candidate = added_first_byte_[static_cast<unsigned char>(input[pos])];
+    const std::size_t length = candidate ? match_added_token(input, pos, id) : 0;
+    if (length == 0) {
+      ++pos;
+      continue;
+    }
+    tokenize_span(input, segment, pos, out);
+    append_token(out, id, 0, static_cast<std::uint32_t>(pos), static_cast<std::uint32_t>(pos + length), true);
+    pos += length;
+    segment = pos;
+  }
+  tokenize_span(input, segment, input.size(), out);
   return out;
 }
 

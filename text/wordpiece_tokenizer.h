@@ -3,6 +3,7 @@
 // punctuation splitting, greedy longest-match WordPiece, [CLS]/[SEP] templates for single texts and
 // pairs, `longest_first` truncation, and byte offsets into the caller's text for every token.
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -43,6 +44,9 @@ struct WordPieceOptions {
   std::string pad_token = "[PAD]";
   std::string continuing_prefix = "##";
   std::size_t max_input_chars_per_word = 100;
+  // Literal tokens matched in the raw text before normalisation, as Hugging Face's non-normalised
+  // added tokens are: "[CLS]" typed in a document is the [CLS] token, not "[", "cls", "]".
+  std::vector<std::string> added_tokens;
 };
 
 class WordPieceTokenizer {
@@ -67,10 +71,16 @@ class WordPieceTokenizer {
   WordPieceTokenizer(std::unordered_map<std::string, std::int32_t> vocab, WordPieceOptions options);
   Result<void> resolve_special_tokens();
   void word_pieces(const NormalizedText& text, std::size_t first, std::size_t last, Encoding& out) const;
+  // Normalises, splits and word-pieces input[begin, end), appending to out with offsets into input.
+  void tokenize_span(std::string_view input, std::size_t begin, std::size_t end, Encoding& out) const;
+  // Length of the longest added token at input[pos], 0 if none; its id in `id`.
+  std::size_t match_added_token(std::string_view input, std::size_t pos, std::int32_t& id) const;
 
   std::unordered_map<std::string, std::int32_t> vocab_;
   WordPieceOptions options_;
   std::int32_t unk_id_ = -1, cls_id_ = -1, sep_id_ = -1, pad_id_ = 0;
+  std::vector<std::pair<std::string, std::int32_t>> added_;  // resolved options_.added_tokens
+  std::array<bool, 256> added_first_byte_{};                   // bytes an added token can start with
 };
 
 }  // namespace kotae::text

@@ -239,6 +239,9 @@ def edge_cases():
         "", "!!!???...", "--==**", "«»„“”‘’‹›", "…", "—–-‐‒", "¿¡", "‽⁇⁈", "@#$%^&*()_+{}|:\"<>?~`",
         "[]\\;',./", "。、！？「」『』【】", "((((nested))))", "a-b_c.d/e\\f", "'quoted' \"double\"",
         "[CLS-like] [not special]", "##prefix ##", "# ## ###",
+        # Special tokens typed in the text are matched before normalisation, as Hugging Face does.
+        "[CLS] hello [SEP] world", "a[MASK]b", "[UNK][PAD][SEP]", "[cls] lower case is not special",
+        "[SEP", "[[CLS]]", "Café [MASK] 中文 [SEP]", "x [SEP]" * 40,
         # Mixed scripts
         "Kotae 答え means answer — ответ, απάντηση, 답, उत्तर, คำตอบ",
         "Русский текст с ЗАГЛАВНЫМИ буквами", "Ελληνικά με τόνους και διαλυτικά ϊΐ",
