@@ -20,7 +20,10 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-MODELS = pathlib.Path(os.environ.get("KOTAE_DATA", pathlib.Path.home() / ".local/share/kotae")) / "models"
+sys.path.insert(0, str(ROOT / "scripts/python"))
+import kotae_paths  # noqa: E402
+
+MODELS = kotae_paths.models_dir()
 REFERENCE = pathlib.Path("/usr/share/debian-reference/debian-reference.en.txt.gz")
 FAQ = pathlib.Path("/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz")
 QUERY = "How do I install a package that is not in the Debian archive?"

@@ -237,14 +237,7 @@ Encoding WordPieceTokenizer::encode_pair(std::string_view a, std::string_view b,
       n2 = std::min(n2, swapped ? shorter : longer);
     }
   }
-  Encoding out;
-  out.ids.reserve(n1 + n2 + 3);
-  append_token(out, cls_id_, 0, 0, 0, true);
-  append_sequence(out, first, n1, 0);
-  append_token(out, sep_id_, 0, 0, 0, true);
-  append_sequence(out, second, n2, 1);
-  append_token(out, sep_id_, 1, 0, 0, true);
-  return out;
+  return assemble_pair(first, n1, second, n2, cls_id_, sep_id_);
 }
 
 // Hugging Face's only_second: the second text gives up what the pair has too much, provided one of

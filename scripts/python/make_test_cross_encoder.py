@@ -18,7 +18,6 @@ handling) against ONNX Runtime's Python API. Same seed and tokenizer -> byte-ide
 import argparse
 import hashlib
 import json
-import os
 import pathlib
 import shutil
 import sys
@@ -26,6 +25,8 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import kotae_paths  # noqa: E402
 
 # hidden, heads, intermediate, layers. "tiny" tests code paths quickly; "minilm-l6" has the shape of
 # cross-encoder/ms-marco-MiniLM-L-6-v2, so that benchmarks time a realistic amount of work.
@@ -37,15 +38,8 @@ OPSET = 17  # first opset with LayerNormalization
 IR_VERSION = 8  # opset 17's IR; old enough for every ONNX Runtime that knows opset 17
 
 
-def default_tokenizer() -> pathlib.Path:
-    # The same data directory the kotae binary uses (core/paths.cpp).
-    if os.environ.get("KOTAE_DATA"):
-        data = pathlib.Path(os.environ["KOTAE_DATA"])
-    elif os.environ.get("XDG_DATA_HOME"):
-        data = pathlib.Path(os.environ["XDG_DATA_HOME"]) / "kotae"
-    else:
-        data = pathlib.Path.home() / ".local/share/kotae"
-    return data / "models/all-minilm-l6-v2/tokenizer.json"
+def default_tokenizer():
+    return kotae_paths.data_dir() / "models/all-minilm-l6-v2/tokenizer.json"
 
 
 class GraphBuilder:

@@ -17,7 +17,6 @@ import argparse
 import concurrent.futures
 import hashlib
 import json
-import os
 import pathlib
 import sys
 
@@ -27,6 +26,8 @@ from tokenizers import Tokenizer
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import corpus  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts/python"))
+import kotae_paths  # noqa: E402
 
 MODELS = ["all-minilm-l6-v2", "all-minilm-l6-v2-int8"]
 LONG_PASSAGES = 25  # documentation passages past 256 tokens: truncation is part of what is compared
@@ -36,13 +37,7 @@ THREADS = 1  # a sentence at a time is too little work to share out
 
 
 def default_models():
-    if os.environ.get("KOTAE_DATA"):
-        data = pathlib.Path(os.environ["KOTAE_DATA"])
-    elif os.environ.get("XDG_DATA_HOME"):
-        data = pathlib.Path(os.environ["XDG_DATA_HOME"]) / "kotae"
-    else:
-        data = pathlib.Path.home() / ".local/share/kotae"
-    return data / "models"
+    return kotae_paths.models_dir()
 
 
 def sentences():

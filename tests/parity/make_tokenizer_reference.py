@@ -20,7 +20,6 @@ the text the token came from, as Python gives them.
 import argparse
 import hashlib
 import json
-import os
 import pathlib
 import sys
 
@@ -29,6 +28,8 @@ from tokenizers import Tokenizer
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import corpus  # noqa: E402
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts/python"))
+import kotae_paths  # noqa: E402
 
 SINGLE_MAX_LENGTHS = [0, 256]
 PAIR_MAX_LENGTHS = [0, 16, 32, 128, 256]
@@ -36,13 +37,7 @@ MAX_OVERFLOWS = 2000  # pairs that would make more are left out at that max_leng
 
 
 def default_tokenizer():
-    if os.environ.get("KOTAE_DATA"):
-        data = pathlib.Path(os.environ["KOTAE_DATA"])
-    elif os.environ.get("XDG_DATA_HOME"):
-        data = pathlib.Path(os.environ["XDG_DATA_HOME"]) / "kotae"
-    else:
-        data = pathlib.Path.home() / ".local/share/kotae"
-    return data / "models/all-minilm-l6-v2/tokenizer.json"
+    return kotae_paths.data_dir() / "models/all-minilm-l6-v2/tokenizer.json"
 
 
 def encode_all(tokenizer, inputs, max_length):
