@@ -140,6 +140,17 @@ def summarise(lines: list[dict], inputs: dict) -> dict:
         summary["bulk_gflops"] = achieved
         summary["gemm_peak_gflops"] = max(g["gflops"] for g in gemm)
         summary["fraction_of_gemm_peak"] = achieved / summary["gemm_peak_gflops"]
+    # The same ratios for the int8 model against the peers' int8 runs, for reading alongside.
+    ours8, peers8 = pick("single_query", "kotae", "int8"), [l for l in pick("single_query", None, "int8") if l["impl"] != "kotae"]
+    if ours8 and peers8:
+        summary["int8_single_p50_vs_best_peer"] = ours8[0]["p50_ms"] / min(l["p50_ms"] for l in peers8)
+    bulk8 = [l for l in pick("bulk", None, "int8") if l["impl"] != "kotae"]
+    if ours_bulk8 and bulk8:
+        summary["int8_bulk_vs_best_peer"] = ours_bulk8[0]["chunks_per_s"] / max(l["chunks_per_s"] for l in bulk8)
+    c1_8, c32_8 = pick("concurrency", "kotae", "int8", callers=1), pick("concurrency", "kotae", "int8", callers=32)
+    if c1_8 and c32_8:
+        summary["int8_c32_vs_c1_throughput"] = c32_8[0]["throughput_per_s"] / c1_8[0]["throughput_per_s"]
+        summary["int8_c32_p99_vs_c1_p50"] = c32_8[0]["p99_ms"] / c1_8[0]["p50_ms"]
     ran = sorted({l["impl"] for l in lines if l.get("case") not in ("skipped", "gemm_peak", "summary")})
     summary["peers_ran"] = [i for i in ran if i != "kotae"]
     summary["peers_skipped"] = [{"impl": l["impl"], "reason": l.get("reason")} for l in lines if l.get("case") == "skipped"]
