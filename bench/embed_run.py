@@ -48,21 +48,30 @@ def make_inputs(work: pathlib.Path, quick: bool, threads: int) -> dict:
     tokenizer.no_truncation()
     count = lambda text: len(tokenizer.encode(text, add_special_tokens=False).ids)  # noqa: E731
 
-    # Chunks of about 200 tokens: consecutive prose lines of the Debian Reference.
-    chunks, current = [], []
+    # Chunks of about 200 tokens: consecutive prose lines of the Debian Reference, then the FAQ; if that
+    # is not enough, the Reference again with chunk boundaries shifted (still real, different chunks).
+    reference, faq = real_lines(REFERENCE), real_lines(FAQ)
     n_chunks = 200 if quick else 2000
-    for line in real_lines(REFERENCE):
-        if len(line) < 20:
-            continue
-        current.append(line)
-        text = " ".join(current)
-        if count(text) >= 190:
-            chunks.append(text)
-            current = []
-            if len(chunks) == n_chunks:
-                break
+    chunks, seen = [], set()
+    sources = [reference, faq] + [text[shift:] for shift in range(1, 60, 2) for text in (reference, faq)]
+    for lines in sources:
+        current = []
+        for line in lines:
+            if len(line) < 20:
+                continue
+            current.append(line)
+            text = " ".join(current)
+            if count(text) >= 190:
+                if text not in seen:
+                    seen.add(text)
+                    chunks.append(text)
+                current = []
+                if len(chunks) == n_chunks:
+                    break
+        if len(chunks) == n_chunks:
+            break
     # Queries: the Debian FAQ's questions (real, short).
-    queries = sorted({l for l in real_lines(FAQ) if l.endswith("?") and 15 < len(l) < 90 and not l[0].isdigit()})
+    queries = sorted({l for l in faq if l.endswith("?") and 15 < len(l) < 90 and not l[0].isdigit()})
     cross_encoder = work / "cross-encoder"
     subprocess.run([sys.executable, str(ROOT / "scripts/python/make_test_cross_encoder.py"), str(cross_encoder),
                     "--size", "minilm-l6"], check=True, stdout=sys.stderr)
