@@ -1,8 +1,33 @@
 #include "model/bert_batch.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace kotae {
+
+std::vector<std::vector<std::size_t>> plan_length_runs(std::span<const text::Encoding> encodings,
+                                                       const RunLimits& limits) {
+  std::vector<std::size_t> order(encodings.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return encodings[a].size() > encodings[b].size(); });
+  std::vector<std::vector<std::size_t>> runs;
+  for (std::size_t start = 0; start < order.size();) {
+    const std::size_t width = std::max<std::size_t>(encodings[order[start]].size(), 1);
+    const std::size_t by_tokens = std::max<std::size_t>(limits.max_tokens / width, 1);
+    std::size_t count = std::min({std::max<std::size_t>(limits.max_items, 1), by_tokens, order.size() - start});
+    for (std::size_t i = 1; i < count; ++i) {
+      if (static_cast<double>(encodings[order[start + i]].size()) < limits.min_length_ratio * static_cast<double>(width)) {
+        count = i;
+        break;
+      }
+    }
+    runs.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(start),
+                      order.begin() + static_cast<std::ptrdiff_t>(start + count));
+    start += count;
+  }
+  return runs;
+}
 
 BertBatch::BertBatch(std::span<const text::Encoding* const> rows, std::int32_t pad_id)
     : rows_(static_cast<std::int64_t>(rows.size())) {

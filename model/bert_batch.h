@@ -11,6 +11,19 @@
 
 namespace kotae {
 
+// How many rows and padded tokens one model run may take, and how unequal its rows may be.
+struct RunLimits {
+  std::size_t max_items = 64;
+  std::size_t max_tokens = 16384;
+  // A run closes when the next (shorter) row is below this fraction of the run's longest; 0: never.
+  double min_length_ratio = 0;
+};
+
+// Orders encodings longest first and cuts them into runs within `limits`, so padding stays small.
+// Each run lists indices into `encodings`.
+std::vector<std::vector<std::size_t>> plan_length_runs(std::span<const text::Encoding> encodings,
+                                                       const RunLimits& limits);
+
 class BertBatch {
  public:
   // `rows` point at encodings owned by the caller; they must outlive the batch's use.

@@ -1,7 +1,6 @@
 #include "model/cross_encoder.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "model/bert_batch.h"
 #include "model/model_loading.h"
@@ -99,27 +98,18 @@ Result<std::vector<float>> CrossEncoder::score(std::string_view query, std::span
 
 Result<std::vector<float>> CrossEncoder::score_encoded(std::span<const text::Encoding> pairs) const {
   std::vector<float> scores(pairs.size(), 0.0f);
-  // Longest first, then cut into runs bounded by pairs and by padded tokens; scores go back to the
-  // caller's order through `targets`.
-  std::vector<std::size_t> order(pairs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return pairs[a].size() > pairs[b].size(); });
+  // Scores go back to the caller's order through `targets`.
+  const RunLimits limits{options_.max_batch_items, options_.max_batch_tokens};
   std::vector<const text::Encoding*> rows;
   std::vector<float*> targets;
-  for (std::size_t start = 0; start < order.size();) {
-    const std::size_t width = std::max<std::size_t>(pairs[order[start]].size(), 1);
-    const std::size_t by_tokens = std::max<std::size_t>(options_.max_batch_tokens / width, 1);
-    const std::size_t by_items = std::max<std::size_t>(options_.max_batch_items, 1);
-    const std::size_t count = std::min({by_items, by_tokens, order.size() - start});
+  for (const auto& run : plan_length_runs(pairs, limits)) {
     rows.clear();
     targets.clear();
-    for (std::size_t i = start; i < start + count; ++i) {
-      rows.push_back(&pairs[order[i]]);
-      targets.push_back(&scores[order[i]]);
+    for (const std::size_t i : run) {
+      rows.push_back(&pairs[i]);
+      targets.push_back(&scores[i]);
     }
     if (auto ok = run_batch(rows, targets); !ok) return ok.error();
-    start += count;
   }
   return scores;
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "model/bert_batch.h"
 #include "model/model_loading.h"
@@ -58,31 +57,17 @@ text::Encoding SentenceEncoder::tokenize(std::string_view text) const {
 
 Result<Embeddings> SentenceEncoder::embed_encoded(std::span<const text::Encoding> encodings) const {
   Embeddings out{dimension(), std::vector<float>(encodings.size() * dimension(), 0.0f)};
-  // Longest first, then cut into runs bounded by rows and by padded tokens.
-  std::vector<std::size_t> order(encodings.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return encodings[a].size() > encodings[b].size(); });
+  const RunLimits limits{options_.max_batch_items, options_.max_batch_tokens, options_.min_length_ratio};
   std::vector<const text::Encoding*> rows;
   std::vector<float*> targets;
-  for (std::size_t start = 0; start < order.size();) {
-    const std::size_t width = std::max<std::size_t>(encodings[order[start]].size(), 1);
-    const std::size_t by_tokens = std::max<std::size_t>(options_.max_batch_tokens / width, 1);
-    std::size_t count = std::min({options_.max_batch_items, by_tokens, order.size() - start});
-    for (std::size_t i = 1; i < count; ++i) {
-      if (static_cast<double>(encodings[order[start + i]].size()) < options_.min_length_ratio * static_cast<double>(width)) {
-        count = i;
-        break;
-      }
-    }
+  for (const auto& run : plan_length_runs(encodings, limits)) {
     rows.clear();
     targets.clear();
-    for (std::size_t i = start; i < start + count; ++i) {
-      rows.push_back(&encodings[order[i]]);
-      targets.push_back(out.values.data() + order[i] * dimension());
+    for (const std::size_t i : run) {
+      rows.push_back(&encodings[i]);
+      targets.push_back(out.values.data() + i * dimension());
     }
     if (auto ok = run_batch(rows, targets); !ok) return ok.error();
-    start += count;
   }
   return out;
 }
