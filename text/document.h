@@ -1,0 +1,34 @@
+#pragma once
+// A loaded document: its normalised text and, for every byte of it, the page and heading path it
+// came from. Loaders produce it; the chunker and the store read it. Offsets are UTF-8 byte offsets
+// into `text` (the tokenizer's offsets are too), so a chunk's span is text.substr(begin, end - begin).
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kotae::text {
+
+// A stretch of the text with one page and one heading path.
+struct TextSegment {
+  std::size_t begin = 0;  // byte offsets into Document::text, begin < end
+  std::size_t end = 0;
+  std::uint32_t page = 0;                 // 1-based page; 0 where the format has no pages
+  std::vector<std::string> heading_path;  // enclosing headings, outermost first; a heading's own
+                                          // text is inside its path
+};
+
+// Normalised text: valid UTF-8, "\n" line ends, paragraphs (and headings, list items, table rows)
+// separated by exactly one blank line "\n\n", runs of spaces collapsed, no leading or trailing
+// whitespace. Segments are ordered, non-overlapping and cover the text except the blank-line
+// separators between paragraphs.
+struct Document {
+  std::string text;
+  std::string title;   // <title>, the first heading, the PDF's Title, or "" (callers fall back to the file name)
+  std::string format;  // "txt", "md", "html", "pdf", "docx"
+  std::uint32_t pages = 0;  // PDF page count; 0 for formats without pages
+  std::vector<TextSegment> segments;
+};
+
+}  // namespace kotae::text

@@ -1,0 +1,127 @@
+#include "text/loaders/document_builder.h"
+
+#include "core/assert.h"
+#include "text/loaders/utf8_text.h"
+#include "text/unicode.h"
+
+namespace kotae::text {
+namespace {
+
+enum class CharClass { visible, space, line_break, block_break, dropped };
+
+CharClass classify(char32_t c) {
+  switch (c) {
+    case '\n': case 0x85: case 0x2028: return CharClass::line_break;
+    case '\f': case 0x2029: return CharClass::block_break;
+    // Invisible characters that only get in the way of search: soft hyphen, zero-width space, BOM.
+    case 0xAD: case 0x200B: case 0xFEFF: return CharClass::dropped;
+    default: break;
+  }
+  if (is_whitespace(c)) return CharClass::space;  // tab, vertical tab, NBSP, the U+2000 spaces...
+  if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) return CharClass::dropped;
+  return CharClass::visible;
+}
+
+// Splits and normalises in one pass. '\r' is handled first so that "\r\n" is one line break.
+template <class Emit>
+void for_each_block(std::string_view raw, bool keep_line_breaks, Emit&& emit) {
+  std::string block;
+  bool pending_space = false;
+  int pending_breaks = 0;  // line breaks since the last visible character of `block`
+  std::size_t pos = 0;
+  while (pos < raw.size()) {
+    char32_t c = next_code_point(raw, pos);
+    if (c == '\r') {
+      if (pos < raw.size() && raw[pos] == '\n') continue;  // the '\n' comes next
+      c = '\n';
+    }
+    switch (classify(c)) {
+      case CharClass::dropped: continue;
+      case CharClass::space: pending_space = true; continue;
+      case CharClass::line_break:
+        if (keep_line_breaks) ++pending_breaks;
+        else pending_space = true;
+        continue;
+      case CharClass::block_break:
+        if (keep_line_breaks) pending_breaks += 2;
+        else pending_space = true;
+        continue;
+      case CharClass::visible: break;
+    }
+    if (!block.empty()) {
+      if (pending_breaks >= 2) {
+        emit(std::move(block));
+        block.clear();
+      } else if (pending_breaks == 1) {
+        block += '\n';
+      } else if (pending_space) {
+        block += ' ';
+      }
+    }
+    pending_space = false;
+    pending_breaks = 0;
+    append_utf8(block, c);
+  }
+  if (!block.empty()) emit(std::move(block));
+}
+
+}  // namespace
+
+std::vector<std::string> normalise_blocks(std::string_view raw) {
+  std::vector<std::string> blocks;
+  for_each_block(raw, true, [&](std::string block) { blocks.push_back(std::move(block)); });
+  return blocks;
+}
+
+std::string normalise_line(std::string_view raw) {
+  std::string line;
+  for_each_block(raw, false, [&](std::string block) { line = std::move(block); });
+  return line;
+}
+
+void DocumentBuilder::add_paragraph(std::string_view raw) {
+  if (limit_exceeded_) return;
+  for_each_block(raw, true, [&](std::string block) { append_block(block); });
+}
+
+void DocumentBuilder::add_heading(int level, std::string_view raw) {
+  KOTAE_ASSERT(level >= 0);
+  if (limit_exceeded_) return;
+  std::string heading = normalise_line(raw);
+  if (heading.empty()) return;
+  while (!open_headings_.empty() && open_headings_.back().first >= level) open_headings_.pop_back();
+  open_headings_.emplace_back(level, heading);
+  heading_path_.clear();
+  for (const auto& [open_level, text] : open_headings_) heading_path_.push_back(text);
+  if (first_heading_.empty()) first_heading_ = heading;
+  append_block(heading);
+}
+
+void DocumentBuilder::append_block(std::string_view block) {
+  KOTAE_ASSERT(!block.empty());
+  std::string& text = document_.text;
+  const std::size_t separator = text.empty() ? 0 : 2;
+  if (text.size() + separator + block.size() > max_text_bytes_) {
+    limit_exceeded_ = true;
+    return;
+  }
+  if (separator != 0) text += "\n\n";
+  const std::size_t begin = text.size();
+  text += block;
+  document_.segments.push_back(TextSegment{begin, text.size(), page_, heading_path_});
+}
+
+Result<Document> DocumentBuilder::finish(std::string format, std::string title, std::uint32_t pages) && {
+  if (limit_exceeded_) {
+    return make_error(ErrorCode::invalid_argument,
+                      "extracted text exceeds max_text_bytes (" + std::to_string(max_text_bytes_) + ")");
+  }
+  if (document_.text.empty()) return make_error(ErrorCode::invalid_argument, "document contains no text");
+  document_.format = std::move(format);
+  document_.title = normalise_line(title);
+  if (document_.title.empty()) document_.title = first_heading_;
+  document_.pages = pages;
+  return std::move(document_);
+}
+
+}  // namespace kotae::text

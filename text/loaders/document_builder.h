@@ -1,0 +1,62 @@
+#pragma once
+// Assembles a Document (text/document.h) from the blocks a loader finds in reading order:
+// paragraphs, headings and page changes. It owns the normalised-text contract so that no loader
+// re-implements it: whitespace collapsed, "\n" line breaks kept inside a block, blocks separated by
+// exactly "\n\n", one segment per block with its page and heading path, and the text-size limit.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/result.h"
+#include "text/document.h"
+
+namespace kotae::text {
+
+class DocumentBuilder {
+ public:
+  explicit DocumentBuilder(std::uint64_t max_text_bytes) : max_text_bytes_(max_text_bytes) {}
+
+  // Later blocks come from this 1-based page (0: the format has no pages).
+  void set_page(std::uint32_t page) { page_ = page; }
+
+  // Appends a block of raw text. Runs of horizontal whitespace become one space, "\r\n" and "\r"
+  // become "\n", a blank line (or a form feed) splits it into several blocks, control characters and
+  // invisible format characters are dropped and malformed UTF-8 becomes U+FFFD. Blank text adds nothing.
+  void add_paragraph(std::string_view raw);
+
+  // Appends a heading of `level` (1 outermost) on one line; it closes every open heading of the same
+  // or a deeper level, and it and the blocks after it carry the new heading path.
+  void add_heading(int level, std::string_view raw);
+
+  // True once appending would have passed max_text_bytes; later blocks are ignored, so a loader may
+  // stop early, and finish() reports the error.
+  bool text_limit_exceeded() const { return limit_exceeded_; }
+
+  const std::string& first_heading() const { return first_heading_; }
+
+  // The document, or an error when the text limit was passed or no text was found. `title` falls back
+  // to the first heading when empty.
+  Result<Document> finish(std::string format, std::string title, std::uint32_t pages) &&;
+
+ private:
+  void append_block(std::string_view block);
+
+  std::uint64_t max_text_bytes_;
+  std::uint32_t page_ = 0;
+  std::vector<std::pair<int, std::string>> open_headings_;  // (level, text), outermost first
+  std::vector<std::string> heading_path_;
+  std::string first_heading_;
+  bool limit_exceeded_ = false;
+  Document document_;
+};
+
+// `raw` normalised as add_paragraph does, split into its blocks.
+std::vector<std::string> normalise_blocks(std::string_view raw);
+
+// `raw` normalised onto one line (line breaks become spaces), as headings and titles are.
+std::string normalise_line(std::string_view raw);
+
+}  // namespace kotae::text

@@ -1,0 +1,19 @@
+#pragma once
+// The per-format loaders behind load_document_bytes (loader.h), one file each. They take the whole
+// file in memory and return errors that give the reason only; load_document adds the file's path.
+
+#include <string_view>
+
+#include "core/result.h"
+#include "text/document.h"
+#include "text/loaders/loader.h"
+
+namespace kotae::text {
+
+Result<Document> load_plain_text(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_markdown(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_html(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_docx(std::string_view bytes, const LoadLimits& limits);
+
+}  // namespace kotae::text

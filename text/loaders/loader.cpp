@@ -1,0 +1,84 @@
+#include "text/loaders/loader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <system_error>
+
+#include "text/loaders/format_loaders.h"
+
+namespace kotae::text {
+namespace {
+
+Error with_path(const std::filesystem::path& path, const Error& error) {
+  return make_error(error.code, path.string() + ": " + error.message);
+}
+
+}  // namespace
+
+std::string document_format(const std::filesystem::path& path) {
+  std::string extension = path.extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".txt" || extension == ".text") return "txt";
+  if (extension == ".md" || extension == ".markdown") return "md";
+  if (extension == ".html" || extension == ".htm" || extension == ".xhtml") return "html";
+  if (extension == ".pdf") return "pdf";
+  if (extension == ".docx") return "docx";
+  return "";
+}
+
+Result<Document> load_document(const std::filesystem::path& path, const LoadLimits& limits) {
+  const std::string format = document_format(path);
+  if (format.empty()) {
+    const std::string extension = path.extension().string();
+    return make_error(ErrorCode::unsupported,
+                      path.string() + ": unsupported file type '" + (extension.empty() ? "(none)" : extension) +
+                          "' (supported: .txt .text .md .markdown .html .htm .xhtml .pdf .docx)");
+  }
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    if (ec && ec != std::errc::no_such_file_or_directory) {
+      return make_error(ErrorCode::io, path.string() + ": cannot stat: " + ec.message());
+    }
+    return make_error(ErrorCode::not_found, path.string() + ": no such file");
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return make_error(ErrorCode::invalid_argument, path.string() + ": not a regular file");
+  }
+  // Checked before reading, so a huge file costs nothing.
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) return make_error(ErrorCode::io, path.string() + ": cannot read size: " + ec.message());
+  if (size > limits.max_file_bytes) {
+    return make_error(ErrorCode::invalid_argument, path.string() + ": file is " + std::to_string(size) +
+                                                       " bytes, over max_file_bytes (" +
+                                                       std::to_string(limits.max_file_bytes) + ")");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error(ErrorCode::io, path.string() + ": cannot open for reading");
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(size));
+  if (static_cast<std::uintmax_t>(in.gcount()) != size) {
+    return make_error(ErrorCode::io, path.string() + ": read failed (file changed while reading?)");
+  }
+  auto document = load_document_bytes(bytes, format, limits);
+  if (!document) return with_path(path, document.error());
+  return document;
+}
+
+Result<Document> load_document_bytes(std::string_view bytes, std::string_view format, const LoadLimits& limits) {
+  if (bytes.size() > limits.max_file_bytes) {
+    return make_error(ErrorCode::invalid_argument, "input is " + std::to_string(bytes.size()) +
+                                                       " bytes, over max_file_bytes (" +
+                                                       std::to_string(limits.max_file_bytes) + ")");
+  }
+  if (format == "txt") return load_plain_text(bytes, limits);
+  if (format == "md") return load_markdown(bytes, limits);
+  if (format == "html") return load_html(bytes, limits);
+  if (format == "pdf") return load_pdf(bytes, limits);
+  if (format == "docx") return load_docx(bytes, limits);
+  return make_error(ErrorCode::unsupported, "unsupported document format '" + std::string(format) + "'");
+}
+
+}  // namespace kotae::text

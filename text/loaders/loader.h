@@ -1,0 +1,36 @@
+#pragma once
+// Loads a file into a Document (text/document.h): plain text, Markdown, HTML, PDF or DOCX, chosen by
+// the file's extension. Every failure is a per-file Error that names the file and the reason
+// (corrupt, encrypted, empty, unsupported, too large); nothing here throws or aborts on bad input.
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+#include "text/document.h"
+
+namespace kotae::text {
+
+// Limits against hostile or broken files; exceeding one is an invalid_argument error naming it.
+struct LoadLimits {
+  std::uint64_t max_file_bytes = 256ull << 20;          // size on disk
+  std::uint32_t max_pages = 10000;                      // PDF pages
+  std::uint64_t max_decompressed_bytes = 512ull << 20;  // DOCX: bytes inflated from the zip (zip bombs)
+  std::uint32_t max_depth = 256;                        // HTML/DOCX element nesting
+  std::uint64_t max_text_bytes = 64ull << 20;           // extracted text
+};
+
+// "txt", "md", "html", "pdf", "docx" for a supported path (by extension, case-insensitive:
+// .txt .text .md .markdown .html .htm .xhtml .pdf .docx), "" otherwise.
+std::string document_format(const std::filesystem::path& path);
+
+// Reads and converts one file. Empty documents (no text after extraction) are an error.
+Result<Document> load_document(const std::filesystem::path& path, const LoadLimits& limits = {});
+
+// The same from bytes already in memory; `format` as document_format returns it.
+Result<Document> load_document_bytes(std::string_view bytes, std::string_view format, const LoadLimits& limits = {});
+
+}  // namespace kotae::text
