@@ -51,6 +51,13 @@ set_target_properties(kotae::usearch PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${_usearch}/include"
   INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_usearch}/include")
 
+# hnswlib (Debian's libhnswlib-dev, header only): the vector index behind store/vector_index.cpp
+find_path(HNSWLIB_INCLUDE_DIR hnswlib/hnswlib.h REQUIRED)
+add_library(kotae::hnswlib INTERFACE IMPORTED)
+set_target_properties(kotae::hnswlib PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "${HNSWLIB_INCLUDE_DIR}"
+  INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${HNSWLIB_INCLUDE_DIR}")
+
 # Debian packages
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
 find_package(nlohmann_json 3.11 REQUIRED)
@@ -58,6 +65,10 @@ find_package(CLI11 2 REQUIRED)
 find_package(Threads REQUIRED)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(UTF8PROC REQUIRED IMPORTED_TARGET libutf8proc)
+pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+find_package(LibXml2 REQUIRED)
+find_package(SQLite3 REQUIRED)
 
 # Python with the pinned reference packages (tokenizers, onnxruntime, onnx), for tests that compare
 # against them. scripts/setup creates it from scripts/python/test.lock.

@@ -1,0 +1,973 @@
+#include "store/collection.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <shared_mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/assert.h"
+#include "text/stop_words.h"
+#include "store/atomic_file.h"
+#include "store/reader_pool.h"
+#include "store/schema.h"
+#include "store/sqlite_database.h"
+#include "store/vector_index.h"
+
+namespace kotae::store {
+
+// Embeddings are stored as float32 little-endian blobs, copied as they are in memory.
+static_assert(std::endian::native == std::endian::little, "the embedding blob format assumes a little-endian host");
+
+namespace {
+
+constexpr const char* kDatabaseFile = "kotae.db";
+constexpr const char* kVectorIndexFile = "vectors.index";
+constexpr const char* kManifestFile = "manifest.json";
+
+// A filtered vector search compares every allowed vector directly when there are few of them
+// (cheaper than a graph walk that has to skip most of what it meets, and exact).
+constexpr std::size_t kExactSearchBelow = 2048;
+constexpr std::size_t kMaxQueryWords = 64;
+constexpr std::size_t kRebuildBatch = 8192;
+
+std::size_t worker_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+std::span<const std::byte> as_bytes(std::span<const float> floats) { return std::as_bytes(floats); }
+
+// The FTS5 query for free text: each word quoted (so AND, NEAR, *, - and quotes are plain words),
+// joined with OR. A word is a run of ASCII letters and digits and non-ASCII bytes (UTF-8 letters).
+std::string fts_query(std::string_view query) {
+  std::vector<std::string> words;
+  std::unordered_set<std::string> seen;
+  std::string word;
+  auto finish_word = [&] {
+    if (!word.empty() && words.size() < kMaxQueryWords && seen.insert(word).second) words.push_back(word);
+    word.clear();
+  };
+  for (const char c : query) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool word_byte = byte >= 0x80 || (byte >= '0' && byte <= '9') || (byte >= 'a' && byte <= 'z') ||
+                           (byte >= 'A' && byte <= 'Z');
+    if (word_byte) {
+      word.push_back(c);
+    } else {
+      finish_word();
+    }
+  }
+  finish_word();
+  // Stop words are dropped from the query unless nothing else is left ("to be or not to be").
+  auto is_stop_word = [](const std::string& w) {
+    std::string lower(w);
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return text::is_english_stop_word(lower);
+  };
+  const bool all_stop_words = std::all_of(words.begin(), words.end(), is_stop_word);
+  std::string fts;
+  for (const auto& w : words) {
+    if (!all_stop_words && is_stop_word(w)) continue;
+    if (!fts.empty()) fts += " OR ";
+    fts += '"' + w + '"';
+  }
+  return fts;
+}
+
+Error corrupt(const std::filesystem::path& path, const std::string& what) {
+  return make_error(ErrorCode::corrupt, path.string() + ": " + what);
+}
+
+std::string manifest_json(const CollectionInfo& info) {
+  nlohmann::json manifest = {{"format_version", kFormatVersion},
+                             {"embedder_id", info.embedder_id},
+                             {"dimension", info.dimension},
+                             {"chunk_tokens", info.chunk_tokens},
+                             {"overlap_tokens", info.overlap_tokens}};
+  return manifest.dump(2) + "\n";
+}
+
+std::optional<std::int64_t> parse_int(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// Columns of a DocumentRecord without its text, in this order, for every query that reads one.
+constexpr const char* kDocumentColumns =
+    "id, path, sha256, size, modified_ns, title, format, metadata_json, chunk_count";
+
+DocumentRecord read_document(const Statement& row) {
+  DocumentRecord document;
+  document.id = row.column_int64(0);
+  document.path = row.column_text(1);
+  document.sha256 = row.column_text(2);
+  document.size = row.column_int64(3);
+  document.modified_ns = row.column_int64(4);
+  document.title = row.column_text(5);
+  document.format = row.column_text(6);
+  document.metadata_json = row.column_text(7);
+  document.chunk_count = row.column_int64(8);
+  return document;
+}
+
+constexpr const char* kChunkColumns =
+    "id, document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text";
+
+Result<ChunkRecord> read_chunk(const Statement& row, const std::filesystem::path& database) {
+  ChunkRecord chunk;
+  chunk.id = row.column_int64(0);
+  chunk.document_id = row.column_int64(1);
+  chunk.ordinal = static_cast<std::uint32_t>(row.column_int64(2));
+  chunk.begin = static_cast<std::size_t>(row.column_int64(3));
+  chunk.end = static_cast<std::size_t>(row.column_int64(4));
+  chunk.page_first = static_cast<std::uint32_t>(row.column_int64(5));
+  chunk.page_last = static_cast<std::uint32_t>(row.column_int64(6));
+  auto headings = nlohmann::json::parse(row.column_text(7), nullptr, /*allow_exceptions=*/false);
+  if (!headings.is_array()) {
+    return corrupt(database, "chunk " + std::to_string(chunk.id) + " has a heading path that is not a JSON array");
+  }
+  for (const auto& heading : headings) {
+    if (heading.is_string()) chunk.heading_path.push_back(heading.get<std::string>());
+  }
+  chunk.token_count = static_cast<std::size_t>(row.column_int64(8));
+  chunk.text = row.column_text(9);
+  return chunk;
+}
+
+// The chunk's embedding blob as floats, checked against the collection's dimension.
+Result<void> read_embedding(std::span<const std::byte> blob, std::size_t dimension, std::int64_t chunk_id,
+                            const std::filesystem::path& database, float* out) {
+  if (blob.size() != dimension * sizeof(float)) {
+    return corrupt(database, "chunk " + std::to_string(chunk_id) + " has an embedding of " +
+                                 std::to_string(blob.size()) + " bytes, expected " +
+                                 std::to_string(dimension * sizeof(float)));
+  }
+  std::memcpy(out, blob.data(), blob.size());
+  return {};
+}
+
+}  // namespace
+
+// What a filter needs to know about a document without a database round trip.
+struct DocumentEntry {
+  std::string path;
+  std::string format;
+  std::vector<std::int64_t> chunk_ids;
+};
+
+// Everything a collection holds open. (Collection::State derives from it so that the helpers below,
+// which are not members, can name it.)
+struct CollectionState {
+  std::filesystem::path dir;
+  CollectionInfo info;
+
+  // The one writer connection. Also held by save, rebuild and check so that no commit lands
+  // between reading the database and reading the vector index.
+  mutable std::mutex writer_mutex;
+  std::unique_ptr<Database> writer;
+  mutable std::unique_ptr<ReaderPool> readers;
+
+  // Guards the vector index and the maps below: searches share it, updates take it alone.
+  mutable std::shared_mutex index_mutex;
+  std::unique_ptr<VectorIndex> index;
+  std::unordered_map<std::int64_t, std::int64_t> chunk_document;  // chunk id → document id
+  std::unordered_map<std::int64_t, DocumentEntry> documents;      // by document id
+  std::int64_t applied_seq = 0;  // the vector_log position the in-memory index reflects
+  std::int64_t saved_seq = -1;   // the position vectors.index on disk reflects
+
+  std::filesystem::path database_path() const { return dir / kDatabaseFile; }
+  std::filesystem::path index_path() const { return dir / kVectorIndexFile; }
+};
+
+struct Collection::State : CollectionState {};
+
+namespace {
+
+using State = CollectionState;
+
+Result<std::int64_t> last_log_seq(Database& db) {
+  auto seq = db.query_int64("SELECT seq FROM sqlite_sequence WHERE name = 'vector_log'");
+  if (!seq) return seq.error();
+  return seq->value_or(0);
+}
+
+Result<std::optional<std::string>> read_meta(Database& db, std::string_view key) {
+  auto statement = db.prepare("SELECT value FROM meta WHERE key = ?");
+  if (!statement) return statement.error();
+  statement->bind_text(1, key);
+  auto row = statement->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<std::string>();
+  return std::optional<std::string>(std::string(statement->column_text(0)));
+}
+
+Result<void> write_meta(Database& db, std::string_view key, std::string_view value) {
+  auto statement = db.prepare(
+      "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+  if (!statement) return statement.error();
+  statement->bind_text(1, key).bind_text(2, value);
+  return statement->run();
+}
+
+// Reads CollectionInfo from the meta table; nullopt when the collection was never set up.
+Result<std::optional<CollectionInfo>> read_info(Database& db) {
+  auto embedder = read_meta(db, "embedder_id");
+  if (!embedder) return embedder.error();
+  if (!*embedder) return std::optional<CollectionInfo>();
+  CollectionInfo info;
+  info.embedder_id = **embedder;
+  for (auto [key, field] : {std::pair{"dimension", &info.dimension}, std::pair{"chunk_tokens", &info.chunk_tokens},
+                            std::pair{"overlap_tokens", &info.overlap_tokens}}) {
+    auto value = read_meta(db, key);
+    if (!value) return value.error();
+    const auto number = *value ? parse_int(**value) : std::nullopt;
+    if (!number || *number < 0) return corrupt(db.path(), std::string("meta has no valid ") + key);
+    *field = static_cast<std::size_t>(*number);
+  }
+  if (info.dimension == 0) return corrupt(db.path(), "meta has dimension 0");
+  auto format = read_meta(db, "format_version");
+  if (!format) return format.error();
+  const auto version = *format ? parse_int(**format) : std::nullopt;
+  if (!version) return corrupt(db.path(), "meta has no valid format_version");
+  if (*version > kFormatVersion) {
+    return make_error(ErrorCode::unsupported, db.path().string() + " has format version " + std::to_string(*version) +
+                                                  ", newer than this build of Kotae reads (" +
+                                                  std::to_string(kFormatVersion) + ")");
+  }
+  return std::optional<CollectionInfo>(info);
+}
+
+Result<void> write_info(Database& db, const CollectionInfo& info) {
+  auto transaction = Transaction::begin(db);
+  if (!transaction) return transaction.error();
+  const std::pair<const char*, std::string> entries[] = {
+      {"embedder_id", info.embedder_id},
+      {"dimension", std::to_string(info.dimension)},
+      {"chunk_tokens", std::to_string(info.chunk_tokens)},
+      {"overlap_tokens", std::to_string(info.overlap_tokens)},
+      {"format_version", std::to_string(kFormatVersion)},
+      {"vector_log_trimmed_through", "0"},
+  };
+  for (const auto& [key, value] : entries) {
+    if (auto written = write_meta(db, key, value); !written) return written;
+  }
+  return transaction->commit();
+}
+
+// Loads the document and chunk maps that filters and consistency checks use.
+Result<void> load_maps(State& state) {
+  auto documents = state.writer->prepare("SELECT id, path, format FROM documents");
+  if (!documents) return documents.error();
+  while (true) {
+    auto row = documents->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    state.documents[documents->column_int64(0)] =
+        DocumentEntry{std::string(documents->column_text(1)), std::string(documents->column_text(2)), {}};
+  }
+  auto chunks = state.writer->prepare("SELECT id, document_id FROM chunks ORDER BY document_id, ordinal");
+  if (!chunks) return chunks.error();
+  while (true) {
+    auto row = chunks->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::int64_t chunk_id = chunks->column_int64(0), document_id = chunks->column_int64(1);
+    state.chunk_document[chunk_id] = document_id;
+    state.documents[document_id].chunk_ids.push_back(chunk_id);
+  }
+  return {};
+}
+
+// A fresh index over every stored embedding, built in batches with all cores.
+Result<std::unique_ptr<VectorIndex>> build_index(Database& db, std::size_t dimension) {
+  auto made = VectorIndex::create(dimension);
+  if (!made) return made.error();
+  std::unique_ptr<VectorIndex> index = std::move(*made);
+  auto statement = db.prepare("SELECT id, embedding FROM chunks ORDER BY id");
+  if (!statement) return statement.error();
+  std::vector<std::int64_t> keys;
+  std::vector<float> vectors;
+  auto flush = [&]() -> Result<void> {
+    auto added = index->add_many(keys, vectors, worker_threads());
+    keys.clear();
+    vectors.clear();
+    return added;
+  };
+  while (true) {
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::int64_t id = statement->column_int64(0);
+    keys.push_back(id);
+    vectors.resize(keys.size() * dimension);
+    auto read = read_embedding(statement->column_blob(1), dimension, id, db.path(),
+                               vectors.data() + (keys.size() - 1) * dimension);
+    if (!read) return read.error();
+    if (keys.size() == kRebuildBatch) {
+      if (auto added = flush(); !added) return added.error();
+    }
+  }
+  if (auto added = flush(); !added) return added.error();
+  return index;
+}
+
+// Brings a loaded index up to the database: every chunk touched after `position` is dropped from
+// the index and, when it still exists, added again from its stored embedding. Order does not
+// matter (an add followed by a remove ends absent) and keys are never reused (AUTOINCREMENT).
+Result<void> replay_log(State& state, std::int64_t position) {
+  Database& db = *state.writer;
+  auto touched = db.prepare("SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ?");
+  if (!touched) return touched.error();
+  touched->bind(1, position);
+  std::vector<std::int64_t> chunk_ids;
+  while (true) {
+    auto row = touched->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    chunk_ids.push_back(touched->column_int64(0));
+  }
+  auto embedding = db.prepare("SELECT embedding FROM chunks WHERE id = ?");
+  if (!embedding) return embedding.error();
+  const std::size_t dimension = state.info.dimension;
+  std::vector<std::int64_t> keys;
+  std::vector<float> vectors;
+  for (const std::int64_t chunk_id : chunk_ids) {
+    state.index->remove(chunk_id);
+    if (!state.chunk_document.contains(chunk_id)) continue;
+    embedding->reset();
+    embedding->bind(1, chunk_id);
+    auto row = embedding->step();
+    if (!row) return row.error();
+    if (!*row) continue;
+    keys.push_back(chunk_id);
+    vectors.resize(keys.size() * dimension);
+    auto read = read_embedding(embedding->column_blob(0), dimension, chunk_id, db.path(),
+                               vectors.data() + (keys.size() - 1) * dimension);
+    if (!read) return read.error();
+  }
+  return state.index->add_many(keys, vectors, worker_threads());
+}
+
+// Loads vectors.index and catches it up with the change log, or rebuilds it when it is missing,
+// damaged, from another database (a position this database never reached, or older than the
+// log it trimmed), or disagrees with the chunk count after catching up.
+Result<void> open_vector_index(State& state) {
+  Database& db = *state.writer;
+  auto last_seq = last_log_seq(db);
+  if (!last_seq) return last_seq.error();
+  auto trimmed_text = read_meta(db, "vector_log_trimmed_through");
+  if (!trimmed_text) return trimmed_text.error();
+  const std::int64_t trimmed = (*trimmed_text ? parse_int(**trimmed_text) : std::nullopt).value_or(0);
+
+  auto loaded = VectorIndex::load(state.index_path(), state.info.dimension);
+  if (loaded && loaded->log_position <= *last_seq && loaded->log_position >= trimmed) {
+    state.index = std::move(loaded->index);
+    state.saved_seq = loaded->log_position;
+    if (auto replayed = replay_log(state, loaded->log_position); !replayed) return replayed;
+    state.applied_seq = *last_seq;
+    if (state.index->size() == state.chunk_document.size()) return {};
+  } else if (!loaded && loaded.error().code == ErrorCode::io) {
+    return loaded.error();  // unreadable for a reason a rebuild would not fix (permissions)
+  }
+
+  auto built = build_index(db, state.info.dimension);
+  if (!built) return built.error();
+  state.index = std::move(*built);
+  state.applied_seq = *last_seq;
+  state.saved_seq = -1;
+  return {};
+}
+
+}  // namespace
+
+// --- opening ---------------------------------------------------------------------------------------
+
+namespace {
+
+Result<void> open_state(State& state, const std::filesystem::path& dir, const CollectionInfo* create_with) {
+  state.dir = dir;
+  const std::filesystem::path database = state.database_path();
+  std::error_code error;
+  const bool exists = std::filesystem::exists(database, error);
+  if (!exists) {
+    if (create_with == nullptr) return make_error(ErrorCode::not_found, "no collection at " + dir.string());
+    if (create_with->embedder_id.empty() || create_with->dimension == 0) {
+      return make_error(ErrorCode::invalid_argument,
+                        "a new collection needs an embedder id and a dimension above 0 (" + dir.string() + ")");
+    }
+    std::filesystem::create_directories(dir, error);
+    if (error) return make_error(ErrorCode::io, "cannot create " + dir.string() + ": " + error.message());
+  }
+  auto opened = Database::open(database, exists ? Database::Mode::read_write : Database::Mode::read_write_create);
+  if (!opened) return opened.error();
+  state.writer = std::move(*opened);
+  if (auto migrated = migrate_schema(*state.writer); !migrated) return migrated.error();
+
+  auto stored = read_info(*state.writer);
+  if (!stored) return stored.error();
+  if (!*stored) {
+    // A database without settings: new, or its creation was interrupted before they were written.
+    if (create_with == nullptr) return corrupt(database, "not a Kotae collection (no settings in its meta table)");
+    if (auto written = write_info(*state.writer, *create_with); !written) return written.error();
+    if (auto written = write_file_atomically(dir / kManifestFile, manifest_json(*create_with)); !written) {
+      return written.error();
+    }
+    state.info = *create_with;
+  } else {
+    state.info = **stored;
+    if (create_with != nullptr &&
+        (create_with->embedder_id != state.info.embedder_id || create_with->dimension != state.info.dimension)) {
+      return make_error(ErrorCode::invalid_argument,
+                        "collection " + dir.string() + " was built with embedder " + state.info.embedder_id +
+                            " (dimension " + std::to_string(state.info.dimension) + "), not " +
+                            create_with->embedder_id + " (dimension " + std::to_string(create_with->dimension) + ")");
+    }
+  }
+
+  state.readers = std::make_unique<ReaderPool>(database);
+  if (auto loaded = load_maps(state); !loaded) return loaded.error();
+  return open_vector_index(state);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Collection>> Collection::open_or_create(const std::filesystem::path& dir,
+                                                               const CollectionInfo& info) {
+  auto state = std::make_unique<State>();
+  if (auto opened = open_state(*state, dir, &info); !opened) return opened.error();
+  std::unique_ptr<Collection> collection(new Collection(std::move(state)));
+  if (collection->state_->saved_seq < 0 && collection->state_->index->size() > 0) {
+    (void)collection->save_vector_index();  // a rebuild is worth keeping; failing to is not fatal
+  }
+  return collection;
+}
+
+Result<std::unique_ptr<Collection>> Collection::open(const std::filesystem::path& dir) {
+  auto state = std::make_unique<State>();
+  if (auto opened = open_state(*state, dir, nullptr); !opened) return opened.error();
+  std::unique_ptr<Collection> collection(new Collection(std::move(state)));
+  if (collection->state_->saved_seq < 0 && collection->state_->index->size() > 0) {
+    (void)collection->save_vector_index();
+  }
+  return collection;
+}
+
+Collection::Collection(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+Collection::~Collection() {
+  if (state_ != nullptr) (void)save_vector_index();  // best effort; the change log covers a failure
+}
+
+const CollectionInfo& Collection::info() const { return state_->info; }
+const std::filesystem::path& Collection::dir() const { return state_->dir; }
+
+// --- documents -------------------------------------------------------------------------------------
+
+Result<std::optional<DocumentRecord>> Collection::find_document(std::string_view path) const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE path = ?");
+  if (!statement) return statement.error();
+  statement->bind_text(1, path);
+  auto row = statement->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<DocumentRecord>();
+  return std::optional<DocumentRecord>(read_document(*statement));
+}
+
+Result<std::optional<DocumentRecord>> Collection::document(std::int64_t id) const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement =
+      (*reader)->prepare(std::string("SELECT ") + kDocumentColumns + ", text FROM documents WHERE id = ?");
+  if (!statement) return statement.error();
+  statement->bind(1, id);
+  auto row = statement->step();
+  if (!row) return row.error();
+  if (!*row) return std::optional<DocumentRecord>();
+  DocumentRecord document = read_document(*statement);
+  document.text = statement->column_text(9);
+  return std::optional<DocumentRecord>(std::move(document));
+}
+
+Result<std::vector<DocumentRecord>> Collection::documents() const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents ORDER BY path");
+  if (!statement) return statement.error();
+  std::vector<DocumentRecord> documents;
+  while (true) {
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    documents.push_back(read_document(*statement));
+  }
+  return documents;
+}
+
+Result<std::vector<DocumentRecord>> Collection::documents(std::span<const std::int64_t> ids) const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id = ?");
+  if (!statement) return statement.error();
+  std::vector<DocumentRecord> documents;
+  documents.reserve(ids.size());
+  for (const std::int64_t id : ids) {
+    statement->reset();
+    statement->bind(1, id);
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) {
+      documents.emplace_back();  // removed since the search that named it: an empty record keeps the order
+      continue;
+    }
+    documents.push_back(read_document(*statement));
+  }
+  return documents;
+}
+
+Result<std::int64_t> Collection::put_document(const DocumentRecord& document, std::span<const ChunkRecord> chunks,
+                                              std::span<const float> embeddings) {
+  State& state = *state_;
+  const std::size_t dimension = state.info.dimension;
+  if (document.path.empty()) return make_error(ErrorCode::invalid_argument, "a document needs a path");
+  if (embeddings.size() != chunks.size() * dimension) {
+    return make_error(ErrorCode::invalid_argument,
+                      document.path + ": " + std::to_string(embeddings.size()) + " embedding values for " +
+                          std::to_string(chunks.size()) + " chunks of dimension " + std::to_string(dimension));
+  }
+  for (const auto& chunk : chunks) {
+    if (chunk.begin > chunk.end) {
+      return make_error(ErrorCode::invalid_argument,
+                        document.path + ": chunk " + std::to_string(chunk.ordinal) + " ends before it begins");
+    }
+  }
+
+  std::lock_guard writer_lock(state.writer_mutex);
+  Database& db = *state.writer;
+  auto transaction = Transaction::begin(db);
+  if (!transaction) return transaction.error();
+
+  std::optional<std::int64_t> replaced;
+  {
+    auto old = db.prepare("SELECT id FROM documents WHERE path = ?");
+    if (!old) return old.error();
+    old->bind_text(1, document.path);
+    auto row = old->step();
+    if (!row) return row.error();
+    if (*row) replaced = old->column_int64(0);
+  }
+  if (replaced) {
+    // Cascades to the chunks; their triggers drop the FTS rows and log the vectors' removal.
+    auto removed = db.prepare("DELETE FROM documents WHERE id = ?");
+    if (!removed) return removed.error();
+    removed->bind(1, *replaced);
+    if (auto run = removed->run(); !run) return run.error();
+  }
+
+  auto insert_document = db.prepare(
+      "INSERT INTO documents(path, sha256, size, modified_ns, title, format, metadata_json, text, chunk_count) "
+      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!insert_document) return insert_document.error();
+  insert_document->bind_text(1, document.path)
+      .bind_text(2, document.sha256)
+      .bind(3, document.size)
+      .bind(4, document.modified_ns)
+      .bind_text(5, document.title)
+      .bind_text(6, document.format)
+      .bind_text(7, document.metadata_json.empty() ? std::string_view("{}") : std::string_view(document.metadata_json))
+      .bind_text(8, document.text)
+      .bind(9, static_cast<std::int64_t>(chunks.size()));
+  if (auto run = insert_document->run(); !run) return run.error();
+  const std::int64_t document_id = db.last_insert_rowid();
+
+  auto insert_chunk = db.prepare(
+      "INSERT INTO chunks(document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text, "
+      "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  if (!insert_chunk) return insert_chunk.error();
+  std::vector<std::int64_t> chunk_ids;
+  chunk_ids.reserve(chunks.size());
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const ChunkRecord& chunk = chunks[i];
+    insert_chunk->reset();
+    insert_chunk->bind(1, document_id)
+        .bind(2, static_cast<std::int64_t>(chunk.ordinal))
+        .bind(3, static_cast<std::int64_t>(chunk.begin))
+        .bind(4, static_cast<std::int64_t>(chunk.end))
+        .bind(5, static_cast<std::int64_t>(chunk.page_first))
+        .bind(6, static_cast<std::int64_t>(chunk.page_last))
+        .bind_text(7, nlohmann::json(chunk.heading_path).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .bind(8, static_cast<std::int64_t>(chunk.token_count))
+        .bind_text(9, chunk.text)
+        .bind_blob(10, as_bytes(embeddings.subspan(i * dimension, dimension)));
+    if (auto run = insert_chunk->run(); !run) return run.error();
+    chunk_ids.push_back(db.last_insert_rowid());
+  }
+  auto seq = last_log_seq(db);
+  if (!seq) return seq.error();
+  if (auto committed = transaction->commit(); !committed) return committed.error();
+
+  // Committed: bring the in-memory index and maps along. (Not saved here: that would rewrite the
+  // whole index per document; the change log covers a crash until save_vector_index().)
+  std::unique_lock index_lock(state.index_mutex);
+  if (replaced) {
+    if (auto old = state.documents.find(*replaced); old != state.documents.end()) {
+      for (const std::int64_t chunk_id : old->second.chunk_ids) {
+        state.index->remove(chunk_id);
+        state.chunk_document.erase(chunk_id);
+      }
+      state.documents.erase(old);
+    }
+  }
+  auto added = state.index->add_many(chunk_ids, embeddings, chunks.size() >= 32 ? worker_threads() : 1);
+  for (const std::int64_t chunk_id : chunk_ids) state.chunk_document[chunk_id] = document_id;
+  state.documents[document_id] = DocumentEntry{document.path, document.format, chunk_ids};
+  state.applied_seq = *seq;
+  if (!added) return added.error();
+  return document_id;
+}
+
+Result<bool> Collection::remove_document(std::string_view path) {
+  State& state = *state_;
+  std::lock_guard writer_lock(state.writer_mutex);
+  Database& db = *state.writer;
+  auto transaction = Transaction::begin(db);
+  if (!transaction) return transaction.error();
+  auto removed = db.prepare("DELETE FROM documents WHERE path = ? RETURNING id");
+  if (!removed) return removed.error();
+  removed->bind_text(1, path);
+  auto row = removed->step();
+  if (!row) return row.error();
+  if (!*row) return false;
+  const std::int64_t document_id = removed->column_int64(0);
+  if (auto rest = removed->run(); !rest) return rest.error();
+  auto seq = last_log_seq(db);
+  if (!seq) return seq.error();
+  if (auto committed = transaction->commit(); !committed) return committed.error();
+
+  std::unique_lock index_lock(state.index_mutex);
+  if (auto old = state.documents.find(document_id); old != state.documents.end()) {
+    for (const std::int64_t chunk_id : old->second.chunk_ids) {
+      state.index->remove(chunk_id);
+      state.chunk_document.erase(chunk_id);
+    }
+    state.documents.erase(old);
+  }
+  state.applied_seq = *seq;
+  return true;
+}
+
+// --- chunks ----------------------------------------------------------------------------------------
+
+Result<std::vector<ChunkRecord>> Collection::chunks(std::span<const std::int64_t> ids) const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare(std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE id = ?");
+  if (!statement) return statement.error();
+  std::vector<ChunkRecord> chunks;
+  chunks.reserve(ids.size());
+  for (const std::int64_t id : ids) {
+    statement->reset();
+    statement->bind(1, id);
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) continue;  // removed since the search that named it
+    auto chunk = read_chunk(*statement, state_->database_path());
+    if (!chunk) return chunk.error();
+    chunks.push_back(std::move(*chunk));
+  }
+  return chunks;
+}
+
+Result<std::vector<ChunkRecord>> Collection::document_chunks(std::int64_t document_id) const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare(std::string("SELECT ") + kChunkColumns +
+                                      " FROM chunks WHERE document_id = ? ORDER BY ordinal");
+  if (!statement) return statement.error();
+  statement->bind(1, document_id);
+  std::vector<ChunkRecord> chunks;
+  while (true) {
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto chunk = read_chunk(*statement, state_->database_path());
+    if (!chunk) return chunk.error();
+    chunks.push_back(std::move(*chunk));
+  }
+  return chunks;
+}
+
+Result<std::vector<float>> Collection::embeddings(std::span<const std::int64_t> chunk_ids) const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare("SELECT embedding FROM chunks WHERE id = ?");
+  if (!statement) return statement.error();
+  const std::size_t dimension = state_->info.dimension;
+  std::vector<float> values(chunk_ids.size() * dimension);
+  for (std::size_t i = 0; i < chunk_ids.size(); ++i) {
+    statement->reset();
+    statement->bind(1, chunk_ids[i]);
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) return make_error(ErrorCode::not_found, "no chunk " + std::to_string(chunk_ids[i]));
+    auto read = read_embedding(statement->column_blob(0), dimension, chunk_ids[i], state_->database_path(),
+                               values.data() + i * dimension);
+    if (!read) return read.error();
+  }
+  return values;
+}
+
+std::size_t Collection::chunk_count() const {
+  std::shared_lock lock(state_->index_mutex);
+  return state_->chunk_document.size();
+}
+
+std::size_t Collection::document_count() const {
+  std::shared_lock lock(state_->index_mutex);
+  return state_->documents.size();
+}
+
+// --- search ----------------------------------------------------------------------------------------
+
+Result<std::vector<ScoredChunk>> Collection::search_bm25(std::string_view query, std::size_t k,
+                                                         const SearchFilter& filter) const {
+  const std::string match = fts_query(query);
+  if (match.empty() || k == 0) return std::vector<ScoredChunk>();
+  std::string sql =
+      "SELECT chunks_fts.rowid, chunks_fts.rank, chunks.document_id FROM chunks_fts "
+      "JOIN chunks ON chunks.id = chunks_fts.rowid ";
+  if (!filter.empty()) sql += "JOIN documents ON documents.id = chunks.document_id ";
+  sql += "WHERE chunks_fts MATCH ?1 ";
+  // Prefix by bytes (a blob substr counts bytes; LIKE would treat % and _ in paths as wildcards).
+  if (!filter.path_prefix.empty()) sql += "AND substr(CAST(documents.path AS BLOB), 1, ?2) = CAST(?3 AS BLOB) ";
+  if (!filter.formats.empty()) {
+    sql += "AND documents.format IN (";
+    for (std::size_t i = 0; i < filter.formats.size(); ++i) sql += (i ? ", ?" : "?") + std::to_string(5 + i);
+    sql += ") ";
+  }
+  sql += "ORDER BY chunks_fts.rank LIMIT ?4";
+
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare(sql);
+  if (!statement) return statement.error();
+  statement->bind_text(1, match).bind(4, static_cast<std::int64_t>(std::min<std::size_t>(k, INT64_MAX)));
+  if (!filter.path_prefix.empty()) {
+    statement->bind(2, static_cast<std::int64_t>(filter.path_prefix.size())).bind_text(3, filter.path_prefix);
+  }
+  for (std::size_t i = 0; i < filter.formats.size(); ++i) {
+    statement->bind_text(static_cast<int>(5 + i), filter.formats[i]);
+  }
+  std::vector<ScoredChunk> results;
+  while (true) {
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    results.push_back({statement->column_int64(0), statement->column_int64(2),
+                       static_cast<float>(-statement->column_double(1))});
+  }
+  return results;
+}
+
+Result<std::vector<ScoredChunk>> Collection::search_vector(std::span<const float> query, std::size_t k,
+                                                           const SearchFilter& filter) const {
+  const State& state = *state_;
+  if (query.size() != state.info.dimension) {
+    return make_error(ErrorCode::invalid_argument, "a query vector of dimension " + std::to_string(query.size()) +
+                                                       " for a collection of dimension " +
+                                                       std::to_string(state.info.dimension));
+  }
+  std::shared_lock lock(state.index_mutex);
+  auto scored = [&](const std::vector<Neighbour>& neighbours) {
+    std::vector<ScoredChunk> results;
+    results.reserve(neighbours.size());
+    for (const auto& neighbour : neighbours) {
+      const auto document = state.chunk_document.find(neighbour.key);
+      KOTAE_ASSERT(document != state.chunk_document.end());  // index and map change together
+      results.push_back({neighbour.key, document->second, neighbour.similarity});
+    }
+    return results;
+  };
+  if (filter.empty()) {
+    auto found = state.index->search(query, k);
+    if (!found) return found.error();
+    return scored(*found);
+  }
+
+  std::unordered_set<std::int64_t> allowed_documents;
+  std::size_t allowed_chunks = 0;
+  for (const auto& [id, entry] : state.documents) {
+    if (!filter.path_prefix.empty() && !entry.path.starts_with(filter.path_prefix)) continue;
+    if (!filter.formats.empty() &&
+        std::find(filter.formats.begin(), filter.formats.end(), entry.format) == filter.formats.end()) {
+      continue;
+    }
+    allowed_documents.insert(id);
+    allowed_chunks += entry.chunk_ids.size();
+  }
+  if (allowed_chunks == 0 || k == 0) return std::vector<ScoredChunk>();
+
+  if (allowed_chunks > kExactSearchBelow && allowed_chunks * 50 > state.chunk_document.size()) {
+    const VectorIndex::Predicate allow = [&](std::int64_t key) {
+      const auto document = state.chunk_document.find(key);
+      return document != state.chunk_document.end() && allowed_documents.contains(document->second);
+    };
+    auto found = state.index->search(query, k, &allow);
+    if (!found) return found.error();
+    // A graph walk may run out of allowed nodes before it finds k; then compare them all.
+    if (found->size() >= std::min(k, allowed_chunks)) return scored(*found);
+  }
+
+  std::vector<Neighbour> neighbours;
+  neighbours.reserve(allowed_chunks);
+  std::vector<float> vector(state.info.dimension);
+  for (const std::int64_t document_id : allowed_documents) {
+    for (const std::int64_t chunk_id : state.documents.at(document_id).chunk_ids) {
+      if (!state.index->get(chunk_id, vector)) continue;
+      neighbours.push_back({chunk_id, cosine_similarity(query, vector)});
+    }
+  }
+  const std::size_t keep = std::min(k, neighbours.size());
+  std::partial_sort(neighbours.begin(), neighbours.begin() + static_cast<std::ptrdiff_t>(keep), neighbours.end(),
+                    [](const Neighbour& a, const Neighbour& b) {
+                      return a.similarity != b.similarity ? a.similarity > b.similarity : a.key < b.key;
+                    });
+  neighbours.resize(keep);
+  return scored(neighbours);
+}
+
+Result<std::vector<ScoredChunk>> Collection::search_vector_exact(std::span<const float> query, std::size_t k) const {
+  const State& state = *state_;
+  if (query.size() != state.info.dimension) {
+    return make_error(ErrorCode::invalid_argument, "a query vector of dimension " + std::to_string(query.size()) +
+                                                       " for a collection of dimension " +
+                                                       std::to_string(state.info.dimension));
+  }
+  std::shared_lock lock(state.index_mutex);
+  auto found = state.index->search_exact(query, k);
+  if (!found) return found.error();
+  std::vector<ScoredChunk> results;
+  for (const auto& neighbour : *found) {
+    const auto document = state.chunk_document.find(neighbour.key);
+    KOTAE_ASSERT(document != state.chunk_document.end());
+    results.push_back({neighbour.key, document->second, neighbour.similarity});
+  }
+  return results;
+}
+
+// --- the vector index on disk, and checks -------------------------------------------------------------
+
+Result<void> Collection::save_vector_index() {
+  State& state = *state_;
+  std::lock_guard writer_lock(state.writer_mutex);  // no commit between the snapshot and the trim
+  std::int64_t position = 0;
+  {
+    std::shared_lock index_lock(state.index_mutex);
+    position = state.applied_seq;
+    if (position == state.saved_seq) return {};
+    if (auto saved = state.index->save(state.index_path(), position); !saved) return saved;
+  }
+  state.saved_seq = position;
+  Database& db = *state.writer;
+  auto transaction = Transaction::begin(db);
+  if (!transaction) return transaction.error();
+  auto trim = db.prepare("DELETE FROM vector_log WHERE seq <= ?");
+  if (!trim) return trim.error();
+  trim->bind(1, position);
+  if (auto run = trim->run(); !run) return run.error();
+  if (auto written = write_meta(db, "vector_log_trimmed_through", std::to_string(position)); !written) return written;
+  return transaction->commit();
+}
+
+Result<void> Collection::rebuild_vector_index() {
+  State& state = *state_;
+  {
+    std::lock_guard writer_lock(state.writer_mutex);
+    auto seq = last_log_seq(*state.writer);
+    if (!seq) return seq.error();
+    // Built beside the current one, so searches carry on until the swap.
+    auto built = build_index(*state.writer, state.info.dimension);
+    if (!built) return built.error();
+    std::unique_lock index_lock(state.index_mutex);
+    state.index = std::move(*built);
+    state.applied_seq = *seq;
+    state.saved_seq = -1;
+  }
+  return save_vector_index();
+}
+
+Result<ConsistencyReport> Collection::check() const {
+  const State& state = *state_;
+  std::lock_guard writer_lock(state.writer_mutex);
+  Database& db = *state.writer;
+  ConsistencyReport report;
+  std::vector<std::string> problems;
+
+  auto integrity = db.prepare("PRAGMA integrity_check");
+  if (!integrity) return integrity.error();
+  std::vector<std::string> integrity_messages;
+  while (true) {
+    auto row = integrity->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    integrity_messages.emplace_back(integrity->column_text(0));
+  }
+  report.integrity_ok = integrity_messages.size() == 1 && integrity_messages[0] == "ok";
+  if (!report.integrity_ok) {
+    std::string joined;
+    for (std::size_t i = 0; i < integrity_messages.size() && i < 5; ++i) {
+      joined += (i ? "; " : "") + integrity_messages[i];
+    }
+    problems.push_back("integrity_check: " + joined);
+  }
+
+  auto fts = db.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
+  report.fts_ok = fts.ok();
+  if (!fts) problems.push_back("FTS index: " + fts.error().message);
+
+  auto documents = db.query_int64("SELECT count(*) FROM documents");
+  if (!documents) return documents.error();
+  report.documents = static_cast<std::size_t>(documents->value_or(0));
+
+  std::vector<std::int64_t> chunk_ids;
+  {
+    auto statement = db.prepare("SELECT id FROM chunks ORDER BY id");
+    if (!statement) return statement.error();
+    while (true) {
+      auto row = statement->step();
+      if (!row) return row.error();
+      if (!*row) break;
+      chunk_ids.push_back(statement->column_int64(0));
+    }
+  }
+  std::vector<std::int64_t> keys;
+  {
+    std::shared_lock index_lock(state.index_mutex);
+    keys = state.index->keys();
+  }
+  report.chunks = chunk_ids.size();
+  report.vectors = keys.size();
+  std::vector<std::int64_t> difference;
+  std::set_difference(chunk_ids.begin(), chunk_ids.end(), keys.begin(), keys.end(), std::back_inserter(difference));
+  report.chunks_without_vector = difference.size();
+  difference.clear();
+  std::set_difference(keys.begin(), keys.end(), chunk_ids.begin(), chunk_ids.end(), std::back_inserter(difference));
+  report.vectors_without_chunk = difference.size();
+  if (report.chunks_without_vector != 0 || report.vectors_without_chunk != 0) {
+    problems.push_back(std::to_string(report.chunks_without_vector) + " chunks without a vector, " +
+                       std::to_string(report.vectors_without_chunk) + " vectors without a chunk (" +
+                       std::to_string(report.chunks) + " chunks, " + std::to_string(report.vectors) +
+                       " vectors); rebuild the vector index");
+  }
+  for (std::size_t i = 0; i < problems.size(); ++i) report.details += (i ? "\n" : "") + problems[i];
+  return report;
+}
+
+}  // namespace kotae::store
