@@ -6,6 +6,9 @@
 
 #include "cli/doctor.h"
 #include "cli/embed_command.h"
+#include "cli/eval_command.h"
+#include "cli/index_command.h"
+#include "cli/search_command.h"
 #include "core/paths.h"
 
 int main(int argc, char** argv) {
@@ -31,12 +34,75 @@ int main(int argc, char** argv) {
   embed_cmd->add_option("--model", embed.model, "embedding model name")->capture_default_str();
   embed_cmd->add_flag("--json", embed.json, "one JSON line per text, with the full vector");
 
+  kotae::cli::IndexOptions index;
+  auto* index_cmd = app.add_subcommand("index", "add files and directories to a collection (unchanged files are skipped)");
+  index_cmd->add_option("paths", index.paths, "files and directories")->required();
+  index_cmd->add_option("--collection,-c", index.collection, "collection name")->required();
+  index_cmd->add_option("--include", index.include, "only files matching these globs (name, or path if it has '/')");
+  index_cmd->add_option("--exclude", index.exclude, "skip files matching these globs");
+  index_cmd->add_option("--model", index.model, "embedding model for a new collection (default " +
+                                                    std::string(kotae::kDefaultEmbeddingModel) + ")");
+  index_cmd->add_option("--chunk-tokens", index.chunk_tokens, "tokens per chunk")->check(CLI::Range(16, 8192));
+  auto* overlap = index_cmd->add_option("--overlap", index.overlap_tokens, "tokens shared by neighbouring chunks");
+  index_cmd->add_flag("--json", index.json, "one JSON line per file, then a summary line");
+
+  kotae::cli::RemoveOptions remove;
+  auto* remove_cmd = app.add_subcommand("remove", "delete documents from a collection");
+  remove_cmd->add_option("documents", remove.documents, "document paths (or names) as indexed")->required();
+  remove_cmd->add_option("--collection,-c", remove.collection, "collection name")->required();
+
+  kotae::cli::SearchCommandOptions search;
+  auto* search_cmd = app.add_subcommand("search", "the best chunks of a collection for a query");
+  search_cmd->add_option("query", search.query, "what to look for")->required();
+  search_cmd->add_option("--collection,-c", search.collection, "collection name")->required();
+  search_cmd->add_option("--mode", search.mode, "bm25, vector or hybrid")->capture_default_str();
+  search_cmd->add_option("-k", search.k, "hits to print")->capture_default_str()->check(CLI::Range(1, 1000));
+  search_cmd->add_option("--candidates", search.candidates, "hits taken from each retriever before fusion")->capture_default_str();
+  search_cmd->add_option("--rrf-k", search.rrf_k, "reciprocal rank fusion constant")->capture_default_str();
+  search_cmd->add_option("--prefix", search.path_prefix, "only documents whose path starts with this");
+  search_cmd->add_option("--type", search.formats, "only these formats (txt, md, html, pdf, docx)");
+  search_cmd->add_option("--rerank", search.rerank_model, "cross-encoder model to rerank with");
+  search_cmd->add_flag("--json", search.json, "hits as JSON");
+
+  kotae::cli::EvalOptions eval;
+  auto* eval_cmd = app.add_subcommand("eval", "retrieval quality on a BEIR-layout dataset (MRR@10, nDCG@10, recall)");
+  eval_cmd->add_option("--dataset", eval.dataset, "folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
+      ->required()->check(CLI::ExistingDirectory);
+  eval_cmd->add_option("--collection,-c", eval.collection, "collection to index into (default: derived from the dataset)");
+  eval_cmd->add_option("--model", eval.model, "embedding model");
+  eval_cmd->add_option("--modes", eval.modes, "modes to evaluate")->delimiter(',')->capture_default_str();
+  eval_cmd->add_option("--chunk-tokens", eval.chunk_tokens, "tokens per chunk")->check(CLI::Range(16, 8192));
+  auto* eval_overlap = eval_cmd->add_option("--overlap", eval.overlap_tokens, "tokens shared by neighbouring chunks");
+  eval_cmd->add_option("--candidates", eval.candidates, "chunks taken from each retriever (and ranked) per query")
+      ->capture_default_str();
+  eval_cmd->add_option("--rrf-k", eval.rrf_k, "reciprocal rank fusion constant")->capture_default_str();
+  eval_cmd->add_option("--rerank", eval.rerank_model, "cross-encoder model to rerank with");
+  eval_cmd->add_flag("--json", eval.json, "one JSON object per mode");
+
   CLI11_PARSE(app, argc, argv);
 
   if (doctor->parsed()) return kotae::cli::run_doctor(data_dir, doctor_json);
   if (embed_cmd->parsed()) {
     embed.data_dir = data_dir;
     return kotae::cli::run_embed(embed);
+  }
+  if (index_cmd->parsed()) {
+    index.data_dir = data_dir;
+    index.overlap_given = overlap->count() > 0;
+    return kotae::cli::run_index(index);
+  }
+  if (remove_cmd->parsed()) {
+    remove.data_dir = data_dir;
+    return kotae::cli::run_remove(remove);
+  }
+  if (search_cmd->parsed()) {
+    search.data_dir = data_dir;
+    return kotae::cli::run_search(search);
+  }
+  if (eval_cmd->parsed()) {
+    eval.data_dir = data_dir;
+    eval.overlap_given = eval_overlap->count() > 0;
+    return kotae::cli::run_eval(eval);
   }
   return 1;
 }

@@ -32,6 +32,8 @@ class SentenceEncoder final : public Encoder {
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
   const std::string& provider() const override { return session_->provider(); }
   text::Encoding tokenize(std::string_view text) const override;
+  const text::WordPieceTokenizer& tokenizer() const override { return tokenizer_; }
+  std::size_t max_length() const override { return static_cast<std::size_t>(manifest_.max_length); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
 
   const ModelManifest& manifest() const { return manifest_; }

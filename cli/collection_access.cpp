@@ -1,0 +1,84 @@
+#include "cli/collection_access.h"
+
+#include <cstdio>
+
+#include "core/paths.h"
+
+namespace kotae::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "all-minilm-l6-v2-int8/int8" was built by the model in DATA/models/all-minilm-l6-v2-int8.
+std::string model_of(const std::string& embedder_id) { return embedder_id.substr(0, embedder_id.find('/')); }
+
+Result<std::unique_ptr<SentenceEncoder>> load_encoder(const fs::path& data_dir, const std::string& model) {
+  return SentenceEncoder::load(models_dir(data_dir) / model);
+}
+
+}  // namespace
+
+Result<fs::path> collection_dir(const fs::path& data_dir, const std::string& name) {
+  const bool valid = !name.empty() && name.size() <= 100 && name[0] != '.' &&
+                     name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+                         std::string::npos;
+  if (!valid)
+    return make_error(ErrorCode::invalid_argument, "collection name '" + name +
+                                                       "': use letters, digits, '.', '_' and '-' (not starting with '.')");
+  return data_dir / "collections" / name;
+}
+
+Result<OpenCollection> open_for_indexing(const fs::path& data_dir, const std::string& name, const std::string& model,
+                                         std::size_t chunk_tokens, std::size_t overlap_tokens) {
+  auto dir = collection_dir(data_dir, name);
+  if (!dir) return dir.error();
+  std::string model_name = model;
+  if (model_name.empty()) {
+    // An existing collection keeps its embedder; a new one gets the default.
+    model_name = kDefaultEmbeddingModel;
+    if (fs::exists(*dir / "kotae.db")) {
+      auto existing = store::Collection::open(*dir);
+      if (!existing) return existing.error();
+      model_name = model_of((*existing)->info().embedder_id);
+    }
+  }
+  auto encoder = load_encoder(data_dir, model_name);
+  if (!encoder) return encoder.error();
+  store::CollectionInfo info{(*encoder)->id(), (*encoder)->dimension(), chunk_tokens, overlap_tokens};
+  auto collection = store::Collection::open_or_create(*dir, info);
+  if (!collection) return collection.error();
+  return OpenCollection{std::move(*collection), std::move(*encoder)};
+}
+
+Result<OpenCollection> open_for_search(const fs::path& data_dir, const std::string& name, bool with_encoder) {
+  auto dir = collection_dir(data_dir, name);
+  if (!dir) return dir.error();
+  if (!fs::exists(*dir / "kotae.db"))
+    return make_error(ErrorCode::not_found, "no collection '" + name + "' in " + (data_dir / "collections").string() +
+                                                " (create it with: kotae index PATH --collection " + name + ")");
+  auto collection = store::Collection::open(*dir);
+  if (!collection) return collection.error();
+  OpenCollection open{std::move(*collection), nullptr};
+  if (with_encoder) {
+    auto encoder = load_encoder(data_dir, model_of(open.collection->info().embedder_id));
+    if (!encoder) return encoder.error();
+    open.encoder = std::move(*encoder);
+  }
+  return open;
+}
+
+Result<std::unique_ptr<CrossEncoder>> load_reranker(const fs::path& data_dir, const std::string& model) {
+  return CrossEncoder::load(models_dir(data_dir) / model);
+}
+
+int report_error(const Error& error) {
+  std::fprintf(stderr, "kotae: %s\n", error.message.c_str());
+  switch (error.code) {
+    case ErrorCode::invalid_argument:
+    case ErrorCode::not_found:
+    case ErrorCode::unsupported: return 2;
+    default: return 3;
+  }
+}
+
+}  // namespace kotae::cli

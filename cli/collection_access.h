@@ -1,0 +1,38 @@
+#pragma once
+// How commands find a collection and the models that go with it: collections live in
+// DATA/collections/NAME; a collection's embedding model is the one that built it (its id names the
+// model folder in DATA/models).
+
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "core/result.h"
+#include "model/cross_encoder.h"
+#include "model/sentence_encoder.h"
+#include "store/collection.h"
+
+namespace kotae::cli {
+
+struct OpenCollection {
+  std::unique_ptr<store::Collection> collection;
+  std::unique_ptr<SentenceEncoder> encoder;
+};
+
+// Letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters.
+Result<std::filesystem::path> collection_dir(const std::filesystem::path& data_dir, const std::string& name);
+
+// For writing: creates the collection with `model` (the default embedder when empty) and the chunking
+// settings, or opens it; a `model` other than the one that built it is an error.
+Result<OpenCollection> open_for_indexing(const std::filesystem::path& data_dir, const std::string& name,
+                                         const std::string& model, std::size_t chunk_tokens, std::size_t overlap_tokens);
+// For searching: the collection must exist; its own embedder is loaded unless `with_encoder` is false.
+Result<OpenCollection> open_for_search(const std::filesystem::path& data_dir, const std::string& name,
+                                       bool with_encoder = true);
+
+Result<std::unique_ptr<CrossEncoder>> load_reranker(const std::filesystem::path& data_dir, const std::string& model);
+
+// Prints "kotae: MESSAGE" to stderr and returns the exit code for the error's kind.
+int report_error(const Error& error);
+
+}  // namespace kotae::cli

@@ -1,0 +1,29 @@
+#pragma once
+// `kotae eval --dataset DIR`: indexes a BEIR-layout dataset and prints MRR@10, nDCG@10, Recall@10 and
+// Recall@100 for each search mode; `--json` prints one JSON object per mode.
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kotae::cli {
+
+struct EvalOptions {
+  std::filesystem::path data_dir;
+  std::filesystem::path dataset;
+  std::string collection;  // empty: a name derived from the dataset, model and chunking
+  std::string model;       // empty: the default embedder
+  std::vector<std::string> modes{"bm25", "vector", "hybrid"};
+  std::size_t chunk_tokens = 0;  // 0: the default
+  std::size_t overlap_tokens = 0;
+  bool overlap_given = false;
+  double rrf_k = 60;
+  std::size_t candidates = 300;
+  std::string rerank_model;
+  bool json = false;
+};
+
+int run_eval(const EvalOptions& options);
+
+}  // namespace kotae::cli

@@ -1,0 +1,35 @@
+#pragma once
+// `kotae index PATH... --collection NAME`: ingests files and directories into a collection, with a
+// progress bar; `--json` prints one line per file and a summary line instead.
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace kotae::cli {
+
+struct IndexOptions {
+  std::filesystem::path data_dir;
+  std::string collection;
+  std::vector<std::filesystem::path> paths;
+  std::vector<std::string> include, exclude;
+  std::string model;  // empty: the collection's own, or the default for a new one
+  std::size_t chunk_tokens = 0;    // 0: the default
+  std::size_t overlap_tokens = 0;
+  bool overlap_given = false;
+  bool json = false;
+};
+
+int run_index(const IndexOptions& options);
+
+struct RemoveOptions {
+  std::filesystem::path data_dir;
+  std::string collection;
+  std::vector<std::string> documents;  // paths as indexed (relative paths are made absolute)
+};
+
+// `kotae remove DOCUMENT... --collection NAME`: deletes documents from the collection everywhere.
+int run_remove(const RemoveOptions& options);
+
+}  // namespace kotae::cli

@@ -1,0 +1,142 @@
+#include "cli/search_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/collection_access.h"
+#include "search/hybrid_retriever.h"
+
+namespace kotae::cli {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// The chunk text with the query's words in bold (ASCII case-insensitive, whole words).
+std::string highlight(const std::string& text, const std::string& query) {
+  std::vector<std::string> words;
+  std::string word;
+  for (char c : query + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80)) {
+      word += c;
+    } else if (!word.empty()) {
+      if (word.size() > 2) words.push_back(lower(word));
+      word.clear();
+    }
+  }
+  std::string out;
+  std::size_t i = 0;
+  const std::string lowered = lower(text);
+  auto is_word = [&](std::size_t p) { return p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || (text[p] & 0x80)); };
+  while (i < text.size()) {
+    bool matched = false;
+    if (i == 0 || !is_word(i - 1)) {
+      for (const auto& w : words) {
+        if (lowered.compare(i, w.size(), w) == 0 && !is_word(i + w.size())) {
+          out += "\033[1m" + text.substr(i, w.size()) + "\033[0m";
+          i += w.size();
+          matched = true;
+          break;
+        }
+      }
+    }
+    if (!matched) out += text[i++];
+  }
+  return out;
+}
+
+std::string pages(const store::ChunkRecord& chunk) {
+  if (chunk.page_first == 0) return "-";
+  if (chunk.page_first == chunk.page_last) return std::to_string(chunk.page_first);
+  return std::to_string(chunk.page_first) + "-" + std::to_string(chunk.page_last);
+}
+
+std::string join_path(const std::vector<std::string>& headings) {
+  std::string out;
+  for (const auto& h : headings) out += (out.empty() ? "" : " > ") + h;
+  return out;
+}
+
+}  // namespace
+
+int run_search(const SearchCommandOptions& options) {
+  auto mode = search::parse_search_mode(options.mode);
+  if (!mode) return report_error(make_error(ErrorCode::invalid_argument, "--mode must be bm25, vector or hybrid"));
+  auto open = open_for_search(options.data_dir, options.collection, *mode != search::SearchMode::bm25);
+  if (!open) return report_error(open.error());
+  std::unique_ptr<CrossEncoder> reranker;
+  if (!options.rerank_model.empty()) {
+    auto loaded = load_reranker(options.data_dir, options.rerank_model);
+    if (!loaded) return report_error(loaded.error());
+    reranker = std::move(*loaded);
+  }
+  auto retriever = search::HybridRetriever::create(*open->collection, open->encoder.get(), reranker.get());
+  if (!retriever) return report_error(retriever.error());
+
+  search::SearchOptions search;
+  search.mode = *mode;
+  search.k = options.k;
+  search.candidates = options.candidates;
+  search.rrf_k = options.rrf_k;
+  search.filter = {options.path_prefix, options.formats};
+  auto result = retriever->search(options.query, search);
+  if (!result) return report_error(result.error());
+
+  if (options.json) {
+    nlohmann::json hits = nlohmann::json::array();
+    for (std::size_t i = 0; i < result->hits.size(); ++i) {
+      const auto& h = result->hits[i];
+      nlohmann::json hit{{"rank", i + 1},
+                         {"score", h.score},
+                         {"chunk_id", h.chunk.id},
+                         {"document", h.document_path},
+                         {"title", h.document_title},
+                         {"format", h.document_format},
+                         {"page_first", h.chunk.page_first},
+                         {"page_last", h.chunk.page_last},
+                         {"heading_path", h.chunk.heading_path},
+                         {"span", {h.chunk.begin, h.chunk.end}},
+                         {"bm25_rank", h.bm25_rank},
+                         {"vector_rank", h.vector_rank},
+                         {"text", h.chunk.text}};
+      if (h.rerank_score) hit["rerank_score"] = *h.rerank_score;
+      hits.push_back(std::move(hit));
+    }
+    const auto& t = result->timing;
+    std::cout << nlohmann::json{{"query", options.query},
+                                {"mode", options.mode},
+                                {"hits", hits},
+                                {"timing_ms",
+                                 {{"embed", t.embed}, {"bm25", t.bm25}, {"vector", t.vector}, {"fuse", t.fuse},
+                                  {"rerank", t.rerank}, {"fetch", t.fetch}, {"total", t.total}}}}
+                     .dump(2)
+              << "\n";
+    return 0;
+  }
+
+  const bool tty = isatty(STDOUT_FILENO) == 1;
+  if (result->hits.empty()) std::printf("no results\n");
+  for (std::size_t i = 0; i < result->hits.size(); ++i) {
+    const auto& h = result->hits[i];
+    std::printf("%2zu. %.4f  %s  page %s  bytes %zu-%zu\n", i + 1, h.score, h.document_path.c_str(),
+                pages(h.chunk).c_str(), h.chunk.begin, h.chunk.end);
+    if (!h.chunk.heading_path.empty()) std::printf("    %s\n", join_path(h.chunk.heading_path).c_str());
+    std::string text = h.chunk.text;
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::printf("    %s\n\n", tty ? highlight(text, options.query).c_str() : text.c_str());
+  }
+  std::printf("%s search, %zu hits in %.1f ms (embed %.1f, bm25 %.1f, vector %.1f, rerank %.1f)\n", options.mode.c_str(),
+              result->hits.size(), result->timing.total, result->timing.embed, result->timing.bm25,
+              result->timing.vector, result->timing.rerank);
+  return 0;
+}
+
+}  // namespace kotae::cli

@@ -1,0 +1,180 @@
+#include "search/hybrid_retriever.h"
+
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <numeric>
+
+#include "search/rank_fusion.h"
+
+namespace kotae::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Runs `work` and records how long it took.
+template <class F>
+auto timed(double& elapsed_ms, F&& work) {
+  const auto start = Clock::now();
+  auto result = work();
+  elapsed_ms = ms_since(start);
+  return result;
+}
+
+}  // namespace
+
+const char* to_string(SearchMode mode) {
+  switch (mode) {
+    case SearchMode::bm25: return "bm25";
+    case SearchMode::vector: return "vector";
+    case SearchMode::hybrid: return "hybrid";
+  }
+  return "?";
+}
+
+std::optional<SearchMode> parse_search_mode(std::string_view name) {
+  for (auto mode : {SearchMode::bm25, SearchMode::vector, SearchMode::hybrid})
+    if (name == to_string(mode)) return mode;
+  return std::nullopt;
+}
+
+Result<HybridRetriever> HybridRetriever::create(const store::Collection& collection, const Encoder* encoder,
+                                                const Reranker* reranker) {
+  if (encoder) {
+    const auto& info = collection.info();
+    if (encoder->id() != info.embedder_id || encoder->dimension() != info.dimension)
+      return make_error(ErrorCode::invalid_argument,
+                        "collection " + collection.dir().filename().string() + " was built with " + info.embedder_id +
+                            " (" + std::to_string(info.dimension) + " dimensions), not " + encoder->id() + " (" +
+                            std::to_string(encoder->dimension()) + ")");
+  }
+  return HybridRetriever(collection, encoder, reranker);
+}
+
+Result<SearchResult> HybridRetriever::search(std::string_view query, const SearchOptions& options) const {
+  std::vector<float> query_vector;
+  double embed_ms = 0;
+  if (options.mode != SearchMode::bm25) {
+    if (!encoder_) return make_error(ErrorCode::invalid_argument, std::string(to_string(options.mode)) +
+                                                                      " search needs the collection's embedding model");
+    const auto start = Clock::now();
+    const std::string text(query);
+    auto embedded = encoder_->embed(std::span<const std::string>(&text, 1));
+    if (!embedded) return embedded.error();
+    query_vector = embedded->row_copy(0);
+    embed_ms = ms_since(start);
+  }
+  return run(query, query_vector, options, embed_ms);
+}
+
+Result<SearchResult> HybridRetriever::search_embedded(std::string_view query, std::span<const float> query_vector,
+                                                      const SearchOptions& options) const {
+  if (options.mode != SearchMode::bm25 && query_vector.size() != collection_->info().dimension)
+    return make_error(ErrorCode::invalid_argument, "query vector has " + std::to_string(query_vector.size()) +
+                                                       " dimensions; the collection has " +
+                                                       std::to_string(collection_->info().dimension));
+  return run(query, query_vector, options, 0);
+}
+
+Result<SearchResult> HybridRetriever::run(std::string_view query, std::span<const float> query_vector,
+                                          const SearchOptions& options, double embed_ms) const {
+  if (options.k == 0) return SearchResult{};
+  const auto start = Clock::now();
+  SearchResult result;
+  result.timing.embed = embed_ms;
+  const bool use_bm25 = options.mode != SearchMode::vector;
+  const bool use_vector = options.mode != SearchMode::bm25;
+  const bool rerank = reranker_ && options.rerank;
+  const std::size_t depth = std::max({options.candidates, options.k, rerank ? options.rerank_candidates : 0});
+
+  // BM25 (SQLite) on its own thread while the vector index is searched on this one.
+  std::future<Result<std::vector<store::ScoredChunk>>> bm25_future;
+  double bm25_ms = 0;
+  if (use_bm25 && use_vector) {
+    bm25_future = std::async(std::launch::async, [&] {
+      return timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
+    });
+  }
+  std::vector<std::vector<store::ScoredChunk>> lists;
+  if (use_vector) {
+    auto hits = timed(result.timing.vector, [&] { return collection_->search_vector(query_vector, depth, options.filter); });
+    if (!hits) {
+      if (bm25_future.valid()) bm25_future.wait();
+      return hits.error();
+    }
+    lists.push_back(std::move(*hits));
+  }
+  if (use_bm25) {
+    auto hits = bm25_future.valid() ? bm25_future.get()
+                                    : timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
+    if (!hits) return hits.error();
+    lists.insert(lists.begin(), std::move(*hits));  // lists: [bm25?, vector?]
+  }
+  result.timing.bm25 = bm25_ms;
+
+  // One list passes through with its own scores; two are fused.
+  auto fuse_start = Clock::now();
+  std::vector<FusedCandidate> candidates;
+  if (lists.size() == 1) {
+    for (std::size_t i = 0; i < lists[0].size(); ++i)
+      candidates.push_back({lists[0][i].chunk_id, lists[0][i].document_id, lists[0][i].score, {i + 1}});
+  } else {
+    candidates = reciprocal_rank_fusion(lists, options.rrf_k);
+  }
+  result.timing.fuse = ms_since(fuse_start);
+  candidates.resize(std::min(candidates.size(), rerank ? std::max(options.k, options.rerank_candidates) : options.k));
+
+  auto fetch_start = Clock::now();
+  std::vector<std::int64_t> chunk_ids, document_ids;
+  for (const auto& c : candidates) {
+    chunk_ids.push_back(c.chunk_id);
+    document_ids.push_back(c.document_id);
+  }
+  auto chunks = collection_->chunks(chunk_ids);
+  if (!chunks) return chunks.error();
+  auto documents = collection_->documents(document_ids);
+  if (!documents) return documents.error();
+  result.timing.fetch = ms_since(fetch_start);
+
+  // A chunk removed by a writer since the search named it is left out.
+  std::size_t next_chunk = 0;
+  for (std::size_t i = 0; i < candidates.size() && next_chunk < chunks->size(); ++i) {
+    if ((*chunks)[next_chunk].id != candidates[i].chunk_id) continue;
+    SearchHit hit;
+    hit.chunk = std::move((*chunks)[next_chunk++]);
+    hit.document_path = (*documents)[i].path;
+    hit.document_title = (*documents)[i].title;
+    hit.document_format = (*documents)[i].format;
+    hit.score = candidates[i].score;
+    const auto& ranks = candidates[i].ranks;
+    hit.bm25_rank = use_bm25 ? ranks[0] : 0;
+    hit.vector_rank = use_vector ? ranks.back() : 0;
+    result.hits.push_back(std::move(hit));
+  }
+
+  if (rerank && !result.hits.empty()) {
+    // The reranker reorders the best fused candidates; deeper ones keep their fused order after them.
+    const auto rerank_start = Clock::now();
+    const std::size_t reranked = std::min(result.hits.size(), std::max<std::size_t>(options.rerank_candidates, 1));
+    std::vector<std::string> passages;
+    for (std::size_t i = 0; i < reranked; ++i) passages.push_back(result.hits[i].chunk.text);
+    auto scores = reranker_->score(query, passages);
+    if (!scores) return scores.error();
+    for (std::size_t i = 0; i < reranked; ++i) {
+      result.hits[i].rerank_score = (*scores)[i];
+      result.hits[i].score = (*scores)[i];
+    }
+    // Stable: equal reranker scores keep the fused order.
+    std::stable_sort(result.hits.begin(), result.hits.begin() + static_cast<std::ptrdiff_t>(reranked),
+                     [](const SearchHit& a, const SearchHit& b) { return *a.rerank_score > *b.rerank_score; });
+    result.timing.rerank = ms_since(rerank_start);
+  }
+  if (result.hits.size() > options.k) result.hits.resize(options.k);
+  result.timing.total = embed_ms + ms_since(start);
+  return result;
+}
+
+}  // namespace kotae::search

@@ -1,0 +1,54 @@
+#include "search/rank_fusion.h"
+
+#include <gtest/gtest.h>
+
+namespace kotae::search {
+namespace {
+
+std::vector<store::ScoredChunk> ranked(std::initializer_list<std::int64_t> ids) {
+  std::vector<store::ScoredChunk> list;
+  for (auto id : ids) list.push_back({id, id * 10, 0.f});
+  return list;
+}
+
+TEST(ReciprocalRankFusion, SumsOneOverKPlusRankAndDeduplicates) {
+  const std::vector<std::vector<store::ScoredChunk>> lists{ranked({1, 2, 3}), ranked({3, 1, 4})};
+  const auto fused = reciprocal_rank_fusion(lists, 60);
+  ASSERT_EQ(fused.size(), 4u);  // 1, 2, 3, 4 once each
+  EXPECT_EQ(fused[0].chunk_id, 1);  // 1/61 + 1/62
+  EXPECT_NEAR(fused[0].score, 1.0 / 61 + 1.0 / 62, 1e-12);
+  EXPECT_EQ(fused[1].chunk_id, 3);  // 1/63 + 1/61
+  EXPECT_EQ(fused[2].chunk_id, 2);  // 1/62
+  EXPECT_EQ(fused[3].chunk_id, 4);  // 1/63
+  EXPECT_EQ(fused[0].ranks, (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(fused[2].ranks, (std::vector<std::size_t>{2, 0}));
+  EXPECT_EQ(fused[3].document_id, 40);
+}
+
+TEST(ReciprocalRankFusion, TiesBreakByBestRankThenId) {
+  // 5 is first in list B, 7 first in list A: equal scores, equal best rank -> lower id first.
+  const std::vector<std::vector<store::ScoredChunk>> lists{ranked({7, 5}), ranked({5, 7})};
+  const auto fused = reciprocal_rank_fusion(lists, 60);
+  ASSERT_EQ(fused.size(), 2u);
+  EXPECT_EQ(fused[0].chunk_id, 5);
+  EXPECT_EQ(fused[1].chunk_id, 7);
+}
+
+TEST(ReciprocalRankFusion, SmallKFavoursTopRanks) {
+  // With k = 1 a single first place (1/2) beats two third places (2/4) only by the tie rule; with
+  // a second place as well it wins outright.
+  const std::vector<std::vector<store::ScoredChunk>> lists{ranked({1, 9, 2}), ranked({8, 1, 2})};
+  const auto fused = reciprocal_rank_fusion(lists, 1);
+  EXPECT_EQ(fused[0].chunk_id, 1);
+  EXPECT_NEAR(fused[0].score, 1.0 / 2 + 1.0 / 3, 1e-12);
+}
+
+TEST(ReciprocalRankFusion, RepeatedIdInOneListCountsOnce) {
+  const std::vector<std::vector<store::ScoredChunk>> lists{ranked({1, 1, 2})};
+  const auto fused = reciprocal_rank_fusion(lists, 60);
+  ASSERT_EQ(fused.size(), 2u);
+  EXPECT_NEAR(fused[0].score, 1.0 / 61, 1e-12);
+}
+
+}  // namespace
+}  // namespace kotae::search
