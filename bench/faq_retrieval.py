@@ -25,11 +25,9 @@ Usage: python bench/faq_retrieval.py [--kotae PATH] [--out FILE]
 """
 import argparse
 import glob
-import html.parser
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -37,87 +35,11 @@ import time
 
 import numpy as np
 
-FAQ_GLOB = "/usr/share/doc/debian/FAQ/*.en.html"
-REF_GLOB = "/usr/share/debian-reference/ch*.en.html"
+from debian_docs import FAQ_GLOB, MIN_ANSWER, REF_GLOB, norm, sections, strip_number
+
 MODELS = ["all-minilm-l6-v2", "all-minilm-l6-v2-int8"]
-MIN_ANSWER = 40
 PIECE = 1200       # FAQ pieces: ~ fits the 256-token window
 REF_CAP = 1500     # Debian Reference documents: capped, not split
-SKIP_DIV = {"navheader", "navfooter", "toc", "list-of-tables", "list-of-figures"}
-BLOCK = {"p", "li", "dt", "dd", "pre", "tr", "td", "th", "div", "br", "table",
-         "blockquote", "ul", "ol", "dl"}
-
-
-class Sectioner(html.parser.HTMLParser):
-    """Splits a DocBook HTML page into (level, heading, body) sections."""
-
-    def __init__(self, split_levels):
-        super().__init__(convert_charrefs=True)
-        self.split_levels = split_levels
-        self.sections = []          # [level, heading, [body parts]]
-        self.div_stack = []         # True where the div is skipped
-        self.skip_depth = 0
-        self.in_heading = None
-        self.heading = []
-        self.ignore = 0             # script/style
-        self.cur = [0, "", []]      # text before the first split heading
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "div":
-            cls = set((dict(attrs).get("class") or "").split())
-            skip = bool(cls & SKIP_DIV)
-            self.div_stack.append(skip)
-            self.skip_depth += skip
-        if tag in ("script", "style"):
-            self.ignore += 1
-        if self.skip_depth or self.ignore:
-            return
-        if re.fullmatch(r"h[1-6]", tag):
-            lvl = int(tag[1])
-            if lvl in self.split_levels:
-                self.sections.append(self.cur)
-                self.cur = [lvl, "", []]
-                self.in_heading = tag
-                self.heading = []
-            else:
-                self.cur[2].append("\n")
-        elif tag in BLOCK:
-            self.cur[2].append("\n")
-
-    def handle_endtag(self, tag):
-        if tag == "div" and self.div_stack:
-            self.skip_depth -= self.div_stack.pop()
-        if tag in ("script", "style") and self.ignore:
-            self.ignore -= 1
-        if tag == self.in_heading:
-            self.cur[1] = norm(" ".join(self.heading))
-            self.in_heading = None
-        elif tag in BLOCK and not self.skip_depth:
-            self.cur[2].append("\n")
-
-    def handle_data(self, data):
-        if self.skip_depth or self.ignore:
-            return
-        if self.in_heading:
-            self.heading.append(data)
-        else:
-            self.cur[2].append(data)
-
-    def result(self):
-        self.close()
-        out = self.sections + [self.cur]
-        return [(lvl, h, norm(" ".join(body))) for lvl, h, body in out]
-
-
-def norm(s):
-    return re.sub(r"\s+", " ", s).strip()
-
-
-def sections(path, levels):
-    p = Sectioner(levels)
-    with open(path, encoding="utf-8") as f:
-        p.feed(f.read())
-    return p.result()
 
 
 def pieces(text, size):
@@ -141,8 +63,9 @@ def build_dataset():
     dropped = 0
     for path in sorted(glob.glob(FAQ_GLOB)):
         base = os.path.basename(path)
-        for i, (lvl, head, body) in enumerate(sections(path, {2, 3})):
-            q = re.sub(r"^(\d+\.)+\s*", "", head)
+        for i, sec in enumerate(sections(path, {2, 3})):
+            body = sec.body
+            q = strip_number(sec.heading)
             is_q = "?" in q
             if len(body) < MIN_ANSWER:
                 dropped += is_q
@@ -156,8 +79,9 @@ def build_dataset():
     faq_docs = n_docs
     for path in sorted(glob.glob(REF_GLOB)):
         base = os.path.basename(path)
-        for i, (lvl, head, body) in enumerate(sections(path, {2, 3, 4})):
-            text = norm(re.sub(r"^(\d+\.)+\s*", "", head) + " " + body)
+        for i, sec in enumerate(sections(path, {2, 3, 4})):
+            body = sec.body
+            text = norm(strip_number(sec.heading) + " " + body)
             if len(body) < MIN_ANSWER:
                 continue
             did = "ref:%s#%d" % (base, i)
