@@ -1,7 +1,10 @@
 // Retrieval latency and vector-index recall at a given collection size. Real chunks and their real
 // embeddings come from a collection built by `kotae index` (bench/retrieval builds it from
-// debian-reference); larger sizes repeat its documents under new ids, each copy's vectors moved by
-// Gaussian noise (cosine to the original about 0.9) and renormalised, so no two vectors are equal.
+// debian-reference); larger sizes repeat its documents' text under new ids. A copy's vectors are
+// mixtures of two random real chunk vectors (weights 0.3–0.7, renormalised): they spread over the
+// region real embeddings occupy. (Noisy copies of each real vector would make ~140 near-ties per
+// chunk at 100k from ~700 real chunks; no approximate index orders those exactly, so recall would
+// measure the synthetic data, not the index.)
 // Queries are real questions (a BEIR queries.jsonl), embedded once: the latencies are retrieval alone.
 // Prints one JSON object per (size, mode) and one per size for recall@10 against exact search.
 
@@ -55,12 +58,14 @@ int main(int argc, char** argv) {
   fs::path source_dir, model_dir, queries_file, work_dir;
   std::vector<std::size_t> sizes{10000, 100000};
   int repeat = 3;
+  std::vector<std::string> mode_names{"bm25", "vector", "hybrid"};
   app.add_option("--source", source_dir, "collection with real chunks and embeddings")->required();
   app.add_option("--model-dir", model_dir, "the collection's embedding model folder")->required();
   app.add_option("--queries", queries_file, "BEIR queries.jsonl")->required();
   app.add_option("--work", work_dir, "where to build the sized collections")->required();
   app.add_option("--sizes", sizes, "chunk counts")->delimiter(',');
   app.add_option("--repeat", repeat, "passes over the queries per mode");
+  app.add_option("--modes", mode_names, "modes to time")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
 
   auto source = check(store::Collection::open(source_dir), "source collection");
@@ -100,7 +105,11 @@ int main(int argc, char** argv) {
             << std::endl;
 
   std::mt19937 rng(42);
-  std::normal_distribution<float> noise(0.f, 0.025f);
+  std::uniform_real_distribution<float> weight(0.3f, 0.7f);
+  std::vector<const float*> pool;  // every real vector, to blend copies with
+  for (const auto& d : documents)
+    for (std::size_t row = 0; row < d.chunks.size(); ++row) pool.push_back(d.vectors.data() + row * dim);
+  std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
   for (const std::size_t size : sizes) {
     const fs::path dir = work_dir / ("search-" + std::to_string(size));
     fs::remove_all(dir);
@@ -116,9 +125,12 @@ int main(int argc, char** argv) {
         if (copy) {
           for (std::size_t row = 0; row < d.chunks.size(); ++row) {
             float* v = vectors.data() + row * dim;
+            const float* a = pool[pick(rng)];
+            const float* b = pool[pick(rng)];
+            const float w = weight(rng);
             double norm = 0;
             for (std::size_t j = 0; j < dim; ++j) {
-              v[j] += noise(rng);
+              v[j] = w * a[j] + (1 - w) * b[j];
               norm += double(v[j]) * v[j];
             }
             for (std::size_t j = 0; j < dim; ++j) v[j] = static_cast<float>(v[j] / std::sqrt(norm));
@@ -133,7 +145,10 @@ int main(int argc, char** argv) {
     const std::size_t chunks = collection->chunk_count();
 
     auto retriever = check(search::HybridRetriever::create(*collection, encoder.get()), "retriever");
-    for (const auto mode : {search::SearchMode::bm25, search::SearchMode::vector, search::SearchMode::hybrid}) {
+    for (const auto& mode_name : mode_names) {
+      const auto parsed = search::parse_search_mode(mode_name);
+      if (!parsed) die("unknown mode " + mode_name);
+      const auto mode = *parsed;
       search::SearchOptions options;
       options.mode = mode;
       options.k = 10;

@@ -740,10 +740,12 @@ Result<std::vector<ScoredChunk>> Collection::search_bm25(std::string_view query,
                                                          const SearchFilter& filter) const {
   const std::string match = fts_query(query);
   if (match.empty() || k == 0) return std::vector<ScoredChunk>();
-  std::string sql =
-      "SELECT chunks_fts.rowid, chunks_fts.rank, chunks.document_id FROM chunks_fts "
-      "JOIN chunks ON chunks.id = chunks_fts.rowid ";
-  if (!filter.empty()) sql += "JOIN documents ON documents.id = chunks.document_id ";
+  // Unfiltered, FTS5 ranks alone and the chunk's document comes from memory: joining chunks before
+  // the LIMIT would cost a lookup per matching row, not per hit.
+  std::string sql = filter.empty() ? "SELECT chunks_fts.rowid, chunks_fts.rank FROM chunks_fts "
+                                   : "SELECT chunks_fts.rowid, chunks_fts.rank, chunks.document_id FROM chunks_fts "
+                                     "JOIN chunks ON chunks.id = chunks_fts.rowid "
+                                     "JOIN documents ON documents.id = chunks.document_id ";
   sql += "WHERE chunks_fts MATCH ?1 ";
   // Prefix by bytes (a blob substr counts bytes; LIKE would treat % and _ in paths as wildcards).
   if (!filter.path_prefix.empty()) sql += "AND substr(CAST(documents.path AS BLOB), 1, ?2) = CAST(?3 AS BLOB) ";
@@ -770,8 +772,17 @@ Result<std::vector<ScoredChunk>> Collection::search_bm25(std::string_view query,
     auto row = statement->step();
     if (!row) return row.error();
     if (!*row) break;
-    results.push_back({statement->column_int64(0), statement->column_int64(2),
-                       static_cast<float>(-statement->column_double(1))});
+    const std::int64_t chunk_id = statement->column_int64(0);
+    std::int64_t document_id = 0;
+    if (filter.empty()) {
+      std::shared_lock lock(state_->index_mutex);
+      const auto document = state_->chunk_document.find(chunk_id);
+      if (document == state_->chunk_document.end()) continue;  // removed since this reader's snapshot
+      document_id = document->second;
+    } else {
+      document_id = statement->column_int64(2);
+    }
+    results.push_back({chunk_id, document_id, static_cast<float>(-statement->column_double(1))});
   }
   return results;
 }
