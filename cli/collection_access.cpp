@@ -68,6 +68,7 @@ Result<OpenCollection> open_for_search(const fs::path& data_dir, const std::stri
 }
 
 Result<std::unique_ptr<CrossEncoder>> load_reranker(const fs::path& data_dir, const std::string& model) {
+  if (model.empty()) return std::unique_ptr<CrossEncoder>();
   return CrossEncoder::load(models_dir(data_dir) / model);
 }
 

@@ -43,12 +43,8 @@ int run_eval(const EvalOptions& options) {
   auto open = open_for_indexing(options.data_dir, collection, model, ingest.chunking.max_tokens,
                                 ingest.chunking.overlap_tokens);
   if (!open) return report_error(open.error());
-  std::unique_ptr<CrossEncoder> reranker;
-  if (!options.rerank_model.empty()) {
-    auto loaded = load_reranker(options.data_dir, options.rerank_model);
-    if (!loaded) return report_error(loaded.error());
-    reranker = std::move(*loaded);
-  }
+  auto reranker = load_reranker(options.data_dir, options.rerank_model);
+  if (!reranker) return report_error(reranker.error());
 
   rag::Ingester ingester(*open->collection, *open->encoder, ingest);
   ProgressBar bar;
@@ -59,7 +55,7 @@ int run_eval(const EvalOptions& options) {
   if (!indexed) return report_error(indexed.error());
   if (auto saved = open->collection->save_vector_index(); !saved) return report_error(saved.error());
 
-  auto retriever = search::HybridRetriever::create(*open->collection, open->encoder.get(), reranker.get());
+  auto retriever = search::HybridRetriever::create(*open->collection, open->encoder.get(), reranker->get());
   if (!retriever) return report_error(retriever.error());
   auto results = rag::evaluate_retrieval(*retriever, *open->encoder, *dataset, evaluation);
   if (!results) return report_error(results.error());

@@ -72,13 +72,9 @@ int run_search(const SearchCommandOptions& options) {
   if (!mode) return report_error(make_error(ErrorCode::invalid_argument, "--mode must be bm25, vector or hybrid"));
   auto open = open_for_search(options.data_dir, options.collection, *mode != search::SearchMode::bm25);
   if (!open) return report_error(open.error());
-  std::unique_ptr<CrossEncoder> reranker;
-  if (!options.rerank_model.empty()) {
-    auto loaded = load_reranker(options.data_dir, options.rerank_model);
-    if (!loaded) return report_error(loaded.error());
-    reranker = std::move(*loaded);
-  }
-  auto retriever = search::HybridRetriever::create(*open->collection, open->encoder.get(), reranker.get());
+  auto reranker = load_reranker(options.data_dir, options.rerank_model);
+  if (!reranker) return report_error(reranker.error());
+  auto retriever = search::HybridRetriever::create(*open->collection, open->encoder.get(), reranker->get());
   if (!retriever) return report_error(retriever.error());
 
   search::SearchOptions search;

@@ -7,3 +7,6 @@ kotae_test(crash_safety_tests SOURCES search/crash_safety_test.cpp LIBS kotae_st
            PROPERTIES TIMEOUT 900)
 target_compile_definitions(crash_safety_tests PRIVATE KOTAE_BINARY="$<TARGET_FILE:kotae>")
 add_dependencies(crash_safety_tests kotae)
+kotae_test(cli_commands_tests SOURCES search/cli_commands_test.cpp LIBS kotae_core nlohmann_json::nlohmann_json)
+target_compile_definitions(cli_commands_tests PRIVATE KOTAE_BINARY="$<TARGET_FILE:kotae>")
+add_dependencies(cli_commands_tests kotae)

@@ -1,0 +1,156 @@
+// `kotae index`, `search`, `remove` and `eval` as a user runs them: the real binary, a data directory
+// of its own (models linked from the one scripts/setup filled), JSON read back.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "support/test_data.h"
+
+namespace kotae {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CommandRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class CliCommandsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = testing::fresh_temp_dir("kotae-cli");
+    fs::create_directories(root_ / "data");
+    fs::create_directory_symlink(models_dir(default_data_dir()), root_ / "data" / "models");
+    write("docs/bread.md", "# Bread\n\nKnead the dough for ten minutes, then let it rise until doubled.\n");
+    write("docs/rockets.txt", "Liquid oxygen and kerosene power the first stage of the rocket.\n");
+    write("docs/notes/ignored.md", "# Draft\n\nThis draft mentions dough too.\n");
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  void write(const std::string& relative, const std::string& text) {
+    fs::create_directories((root_ / relative).parent_path());
+    std::ofstream(root_ / relative) << text;
+  }
+
+  CommandRun kotae(const std::string& args) {
+    CommandRun run;
+    const fs::path err = root_ / "stderr.txt";
+    const std::string command = std::string(KOTAE_BINARY) + " " + args + " --data " + (root_ / "data").string() +
+                                " 2>" + err.string();
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer;
+    while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.out.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream in(err);
+    run.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return run;
+  }
+
+  static std::vector<nlohmann::json> json_lines(const std::string& out) {
+    std::vector<nlohmann::json> lines;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+    return lines;
+  }
+
+  fs::path root_;
+};
+
+TEST_F(CliCommandsTest, IndexSearchRemove) {
+  const std::string docs = (root_ / "docs").string();
+  auto indexed = kotae("index " + docs + " --collection kitchen --exclude 'notes/*' --model all-minilm-l6-v2-int8 --json");
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
+  auto lines = json_lines(indexed.out);
+  ASSERT_EQ(lines.size(), 3u);  // two files and the summary
+  EXPECT_EQ(lines.back()["event"], "summary");
+  EXPECT_EQ(lines.back()["indexed"], 2);
+  EXPECT_GT(lines.back()["chunks"].get<int>(), 1);
+
+  auto again = kotae("index " + docs + " --collection kitchen --exclude 'notes/*' --json");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(json_lines(again.out).back()["unchanged"], 2);
+
+  auto found = kotae("search 'how long to knead dough' --collection kitchen --mode hybrid -k 2 --json");
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  const auto result = nlohmann::json::parse(found.out);
+  ASSERT_FALSE(result["hits"].empty());
+  const auto& top = result["hits"][0];
+  EXPECT_EQ(top["rank"], 1);
+  EXPECT_EQ(fs::path(top["document"].get<std::string>()).filename(), "bread.md");
+  EXPECT_NE(top["text"].get<std::string>().find("Knead the dough"), std::string::npos);
+  EXPECT_GT(top["bm25_rank"].get<int>(), 0);
+  EXPECT_GT(top["vector_rank"].get<int>(), 0);
+
+  auto plain = kotae("search 'kerosene' --collection kitchen --mode bm25");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find(" 1. "), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("rockets.txt"), std::string::npos) << plain.out;
+
+  auto removed = kotae("remove " + docs + "/rockets.txt --collection kitchen");
+  ASSERT_EQ(removed.exit_code, 0) << removed.err;
+  auto gone = kotae("search 'kerosene' --collection kitchen --mode bm25 --json");
+  EXPECT_TRUE(nlohmann::json::parse(gone.out)["hits"].empty());
+}
+
+TEST_F(CliCommandsTest, ClearErrors) {
+  auto missing = kotae("search 'anything' --collection nowhere");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("no collection 'nowhere'"), std::string::npos) << missing.err;
+  auto bad_name = kotae("index " + (root_ / "docs").string() + " --collection ../escape");
+  EXPECT_EQ(bad_name.exit_code, 2);
+  EXPECT_NE(bad_name.err.find("collection name"), std::string::npos) << bad_name.err;
+  auto bad_mode = kotae("search 'x' --collection kitchen --mode fuzzy");
+  EXPECT_EQ(bad_mode.exit_code, 2);
+  auto other_model = kotae("index " + (root_ / "docs").string() + " --collection mixed --model all-minilm-l6-v2-int8");
+  ASSERT_EQ(other_model.exit_code, 0) << other_model.err;
+  auto mismatch = kotae("index " + (root_ / "docs").string() + " --collection mixed --model all-minilm-l6-v2");
+  EXPECT_EQ(mismatch.exit_code, 2);
+  EXPECT_NE(mismatch.err.find("all-minilm-l6-v2-int8"), std::string::npos) << mismatch.err;
+}
+
+TEST_F(CliCommandsTest, EvalPrintsOneJsonObjectPerMode) {
+  write("beir/corpus.jsonl",
+        "{\"_id\": \"d1\", \"title\": \"Bread\", \"text\": \"Knead the dough and let it rise.\"}\n"
+        "{\"_id\": \"d2\", \"title\": \"Rockets\", \"text\": \"Kerosene and liquid oxygen burn in the engine.\"}\n"
+        "{\"_id\": \"d3\", \"title\": \"\", \"text\": \"Tomatoes need sun and water.\"}\n");
+  write("beir/queries.jsonl", "{\"_id\": \"q1\", \"text\": \"rocket fuel\"}\n{\"_id\": \"q2\", \"text\": \"baking bread\"}\n"
+                              "{\"_id\": \"q3\", \"text\": \"no judgements\"}\n");
+  write("beir/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td2\t1\nq2\td1\t1\n");
+  auto eval = kotae("eval --dataset " + (root_ / "beir").string() + " --model all-minilm-l6-v2-int8 --json");
+  ASSERT_EQ(eval.exit_code, 0) << eval.err;
+  const auto lines = json_lines(eval.out);
+  ASSERT_EQ(lines.size(), 3u);
+  std::vector<std::string> modes;
+  for (const auto& line : lines) {
+    modes.push_back(line["mode"]);
+    EXPECT_EQ(line["queries"], 2);
+    for (const char* key : {"mrr@10", "ndcg@10", "recall@10", "recall@100"}) {
+      ASSERT_TRUE(line.contains(key)) << key;
+      EXPECT_GE(line[key].get<double>(), 0.0);
+      EXPECT_LE(line[key].get<double>(), 1.0);
+    }
+    EXPECT_EQ(line["recall@100"], 1.0);  // three documents: everything is in the top 100
+  }
+  EXPECT_EQ(modes, (std::vector<std::string>{"bm25", "vector", "hybrid"}));
+  EXPECT_EQ(lines[1]["mrr@10"], 1.0) << "two obvious queries: the vector side ranks both first";
+
+  write("bad/corpus.jsonl", "not json\n");
+  write("bad/queries.jsonl", "");
+  write("bad/qrels/test.tsv", "query-id\tcorpus-id\tscore\n");
+  auto bad = kotae("eval --dataset " + (root_ / "bad").string() + " --json");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("corpus.jsonl:1"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace kotae
