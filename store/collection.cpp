@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <mutex>
@@ -13,8 +12,8 @@
 #include <unordered_set>
 
 #include "core/assert.h"
-#include "text/stop_words.h"
 #include "store/atomic_file.h"
+#include "store/bm25_index.h"
 #include "store/reader_pool.h"
 #include "store/schema.h"
 #include "store/sqlite_database.h"
@@ -34,49 +33,11 @@ constexpr const char* kManifestFile = "manifest.json";
 // A filtered vector search compares every allowed vector directly when there are few of them
 // (cheaper than a graph walk that has to skip most of what it meets, and exact).
 constexpr std::size_t kExactSearchBelow = 2048;
-constexpr std::size_t kMaxQueryWords = 64;
 constexpr std::size_t kRebuildBatch = 8192;
 
 std::size_t worker_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 std::span<const std::byte> as_bytes(std::span<const float> floats) { return std::as_bytes(floats); }
-
-// The FTS5 query for free text: each word quoted (so AND, NEAR, *, - and quotes are plain words),
-// joined with OR. A word is a run of ASCII letters and digits and non-ASCII bytes (UTF-8 letters).
-std::string fts_query(std::string_view query) {
-  std::vector<std::string> words;
-  std::unordered_set<std::string> seen;
-  std::string word;
-  auto finish_word = [&] {
-    if (!word.empty() && words.size() < kMaxQueryWords && seen.insert(word).second) words.push_back(word);
-    word.clear();
-  };
-  for (const char c : query) {
-    const auto byte = static_cast<unsigned char>(c);
-    const bool word_byte = byte >= 0x80 || (byte >= '0' && byte <= '9') || (byte >= 'a' && byte <= 'z') ||
-                           (byte >= 'A' && byte <= 'Z');
-    if (word_byte) {
-      word.push_back(c);
-    } else {
-      finish_word();
-    }
-  }
-  finish_word();
-  // Stop words are dropped from the query unless nothing else is left ("to be or not to be").
-  auto is_stop_word = [](const std::string& w) {
-    std::string lower(w);
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    return text::is_english_stop_word(lower);
-  };
-  const bool all_stop_words = std::all_of(words.begin(), words.end(), is_stop_word);
-  std::string fts;
-  for (const auto& w : words) {
-    if (!all_stop_words && is_stop_word(w)) continue;
-    if (!fts.empty()) fts += " OR ";
-    fts += '"' + w + '"';
-  }
-  return fts;
-}
 
 Error corrupt(const std::filesystem::path& path, const std::string& what) {
   return make_error(ErrorCode::corrupt, path.string() + ": " + what);
@@ -176,6 +137,7 @@ struct CollectionState {
   // Guards the vector index and the maps below: searches share it, updates take it alone.
   mutable std::shared_mutex index_mutex;
   std::unique_ptr<VectorIndex> index;
+  Bm25Index bm25;  // over chunks' text and heading path, kept in step with chunks_fts
   std::unordered_map<std::int64_t, std::int64_t> chunk_document;  // chunk id → document id
   std::unordered_map<std::int64_t, DocumentEntry> documents;      // by document id
   std::int64_t applied_seq = 0;  // the vector_log position the in-memory index reflects
@@ -271,7 +233,8 @@ Result<void> load_maps(State& state) {
     state.documents[documents->column_int64(0)] =
         DocumentEntry{std::string(documents->column_text(1)), std::string(documents->column_text(2)), {}};
   }
-  auto chunks = state.writer->prepare("SELECT id, document_id FROM chunks ORDER BY document_id, ordinal");
+  auto chunks = state.writer->prepare(
+      "SELECT id, document_id, text, heading_path FROM chunks ORDER BY document_id, ordinal");
   if (!chunks) return chunks.error();
   while (true) {
     auto row = chunks->step();
@@ -280,6 +243,7 @@ Result<void> load_maps(State& state) {
     const std::int64_t chunk_id = chunks->column_int64(0), document_id = chunks->column_int64(1);
     state.chunk_document[chunk_id] = document_id;
     state.documents[document_id].chunk_ids.push_back(chunk_id);
+    state.bm25.add(chunk_id, document_id, chunks->column_text(2), chunks->column_text(3));
   }
   return {};
 }
@@ -593,6 +557,8 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
   if (!insert_chunk) return insert_chunk.error();
   std::vector<std::int64_t> chunk_ids;
   chunk_ids.reserve(chunks.size());
+  std::vector<std::string> chunk_heading_json;
+  chunk_heading_json.reserve(chunks.size());
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkRecord& chunk = chunks[i];
     insert_chunk->reset();
@@ -602,7 +568,8 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
         .bind(4, static_cast<std::int64_t>(chunk.end))
         .bind(5, static_cast<std::int64_t>(chunk.page_first))
         .bind(6, static_cast<std::int64_t>(chunk.page_last))
-        .bind_text(7, nlohmann::json(chunk.heading_path).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
+        .bind_text(7, chunk_heading_json.emplace_back(nlohmann::json(chunk.heading_path)
+                                                          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)))
         .bind(8, static_cast<std::int64_t>(chunk.token_count))
         .bind_text(9, chunk.text)
         .bind_blob(10, as_bytes(embeddings.subspan(i * dimension, dimension)));
@@ -620,13 +587,18 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
     if (auto old = state.documents.find(*replaced); old != state.documents.end()) {
       for (const std::int64_t chunk_id : old->second.chunk_ids) {
         state.index->remove(chunk_id);
+        state.bm25.remove(chunk_id);
         state.chunk_document.erase(chunk_id);
       }
       state.documents.erase(old);
     }
   }
   auto added = state.index->add_many(chunk_ids, embeddings, chunks.size() >= 32 ? worker_threads() : 1);
-  for (const std::int64_t chunk_id : chunk_ids) state.chunk_document[chunk_id] = document_id;
+  for (std::size_t i = 0; i < chunk_ids.size(); ++i) {
+    state.chunk_document[chunk_ids[i]] = document_id;
+    // The heading path as chunks_fts indexes it: its JSON text, as stored.
+    state.bm25.add(chunk_ids[i], document_id, chunks[i].text, chunk_heading_json[i]);
+  }
   state.documents[document_id] = DocumentEntry{document.path, document.format, chunk_ids};
   state.applied_seq = *seq;
   if (!added) return added.error();
@@ -655,6 +627,7 @@ Result<bool> Collection::remove_document(std::string_view path) {
   if (auto old = state.documents.find(document_id); old != state.documents.end()) {
     for (const std::int64_t chunk_id : old->second.chunk_ids) {
       state.index->remove(chunk_id);
+      state.bm25.remove(chunk_id);
       state.chunk_document.erase(chunk_id);
     }
     state.documents.erase(old);
@@ -738,52 +711,32 @@ std::size_t Collection::document_count() const {
 
 Result<std::vector<ScoredChunk>> Collection::search_bm25(std::string_view query, std::size_t k,
                                                          const SearchFilter& filter) const {
-  const std::string match = fts_query(query);
-  if (match.empty() || k == 0) return std::vector<ScoredChunk>();
-  // Unfiltered, FTS5 ranks alone and the chunk's document comes from memory: joining chunks before
-  // the LIMIT would cost a lookup per matching row, not per hit.
-  std::string sql = filter.empty() ? "SELECT chunks_fts.rowid, chunks_fts.rank FROM chunks_fts "
-                                   : "SELECT chunks_fts.rowid, chunks_fts.rank, chunks.document_id FROM chunks_fts "
-                                     "JOIN chunks ON chunks.id = chunks_fts.rowid "
-                                     "JOIN documents ON documents.id = chunks.document_id ";
-  sql += "WHERE chunks_fts MATCH ?1 ";
-  // Prefix by bytes (a blob substr counts bytes; LIKE would treat % and _ in paths as wildcards).
-  if (!filter.path_prefix.empty()) sql += "AND substr(CAST(documents.path AS BLOB), 1, ?2) = CAST(?3 AS BLOB) ";
-  if (!filter.formats.empty()) {
-    sql += "AND documents.format IN (";
-    for (std::size_t i = 0; i < filter.formats.size(); ++i) sql += (i ? ", ?" : "?") + std::to_string(5 + i);
-    sql += ") ";
-  }
-  sql += "ORDER BY chunks_fts.rank LIMIT ?4";
-
-  auto reader = state_->readers->acquire();
-  if (!reader) return reader.error();
-  auto statement = (*reader)->prepare(sql);
-  if (!statement) return statement.error();
-  statement->bind_text(1, match).bind(4, static_cast<std::int64_t>(std::min<std::size_t>(k, INT64_MAX)));
-  if (!filter.path_prefix.empty()) {
-    statement->bind(2, static_cast<std::int64_t>(filter.path_prefix.size())).bind_text(3, filter.path_prefix);
-  }
-  for (std::size_t i = 0; i < filter.formats.size(); ++i) {
-    statement->bind_text(static_cast<int>(5 + i), filter.formats[i]);
+  const State& state = *state_;
+  const std::vector<std::string> terms = Bm25Index::query_terms(query);
+  if (terms.empty() || k == 0) return std::vector<ScoredChunk>();
+  std::shared_lock lock(state.index_mutex);
+  std::vector<Bm25Hit> hits;
+  if (filter.empty()) {
+    hits = state.bm25.search(terms, k);
+  } else {
+    std::unordered_set<std::int64_t> allowed_documents;
+    for (const auto& [id, entry] : state.documents) {
+      if (!filter.path_prefix.empty() && !entry.path.starts_with(filter.path_prefix)) continue;
+      if (!filter.formats.empty() &&
+          std::find(filter.formats.begin(), filter.formats.end(), entry.format) == filter.formats.end()) {
+        continue;
+      }
+      allowed_documents.insert(id);
+    }
+    if (allowed_documents.empty()) return std::vector<ScoredChunk>();
+    const Bm25Index::DocumentPredicate allow = [&](std::int64_t document_id) {
+      return allowed_documents.contains(document_id);
+    };
+    hits = state.bm25.search(terms, k, &allow);
   }
   std::vector<ScoredChunk> results;
-  while (true) {
-    auto row = statement->step();
-    if (!row) return row.error();
-    if (!*row) break;
-    const std::int64_t chunk_id = statement->column_int64(0);
-    std::int64_t document_id = 0;
-    if (filter.empty()) {
-      std::shared_lock lock(state_->index_mutex);
-      const auto document = state_->chunk_document.find(chunk_id);
-      if (document == state_->chunk_document.end()) continue;  // removed since this reader's snapshot
-      document_id = document->second;
-    } else {
-      document_id = statement->column_int64(2);
-    }
-    results.push_back({chunk_id, document_id, static_cast<float>(-statement->column_double(1))});
-  }
+  results.reserve(hits.size());
+  for (const Bm25Hit& hit : hits) results.push_back({hit.chunk_id, hit.document_id, hit.score});
   return results;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // A collection: one folder holding a SQLite database (documents, chunks with their embeddings, an
-// FTS5 index for BM25) and a vector index over the chunks' embeddings. SQLite is the source of truth;
+// FTS5 full-text index) and a vector index over the chunks' embeddings. SQLite is the source of truth;
 // the vector index is a cache of it that is caught up from a change log at open, and rebuilt from the
-// stored embeddings when missing or damaged. One writer at a time; searches may run concurrently
+// stored embeddings when missing or damaged. BM25 is answered from an in-memory index built at open
+// with FTS5's own terms and weights (FTS5 scores every matching row; this prunes to touched slots). One writer at a time; searches may run concurrently
 // with each other (BM25 and vector search on different threads) and with a writer.
 //
 //   DIR/kotae.db        documents, chunks, chunks_fts, vector_log, meta (WAL mode)
@@ -68,7 +69,7 @@ struct SearchFilter {
 struct ScoredChunk {
   std::int64_t chunk_id = 0;
   std::int64_t document_id = 0;
-  float score = 0;  // BM25: higher is better (SQLite's bm25() negated); vector: cosine similarity
+  float score = 0;  // BM25 (store/bm25_index, the same terms and weights as chunks_fts); vector: cosine similarity
 };
 
 struct ConsistencyReport {
@@ -126,8 +127,8 @@ class Collection {
   std::size_t chunk_count() const;
   std::size_t document_count() const;
 
-  // BM25 over chunk text (and heading path), best first. Words of the query are matched with OR;
-  // FTS5 syntax in the query is treated as plain words, never as an error.
+  // BM25 over chunk text (and heading path, weight 0.5), best first. Words of the query are matched
+  // with OR, English stop words dropped unless nothing else is left; any syntax is plain words.
   Result<std::vector<ScoredChunk>> search_bm25(std::string_view query, std::size_t k,
                                                const SearchFilter& filter = {}) const;
   // Approximate nearest neighbours by cosine similarity, best first.

@@ -1,4 +1,12 @@
-# Store (store/): collections, SQLite + FTS5, vector index.
+# Store (store/): collections, SQLite + FTS5, BM25 index, vector index. The fixture builds the Debian
+# FAQ set in BEIR layout (bench/make_debian_faq_beir.py) for the BM25-versus-FTS5 comparison.
+set(KOTAE_FAQ_BEIR_DIR ${CMAKE_CURRENT_BINARY_DIR}/references/debian-faq)
+add_test(NAME StoreFixture.DebianFaqDataset
+         COMMAND python3 ${PROJECT_SOURCE_DIR}/bench/make_debian_faq_beir.py ${KOTAE_FAQ_BEIR_DIR})
+set_tests_properties(StoreFixture.DebianFaqDataset PROPERTIES FIXTURES_SETUP debian_faq_dataset)
 kotae_test(store_tests
   SOURCES store/sqlite_database_test.cpp store/vector_index_test.cpp store/collection_test.cpp
-  LIBS kotae_store SQLite::SQLite3 nlohmann_json::nlohmann_json Threads::Threads)
+          store/bm25_index_test.cpp
+  LIBS kotae_store kotae_text SQLite::SQLite3 nlohmann_json::nlohmann_json Threads::Threads
+  PROPERTIES FIXTURES_REQUIRED debian_faq_dataset)
+target_compile_definitions(store_tests PRIVATE KOTAE_FAQ_BEIR_DIR="${KOTAE_FAQ_BEIR_DIR}")
