@@ -39,6 +39,14 @@ std::size_t worker_threads() { return std::max(1u, std::thread::hardware_concurr
 
 std::span<const std::byte> as_bytes(std::span<const float> floats) { return std::as_bytes(floats); }
 
+// "?, ?, ?" for an IN list of n values ("NULL" when n is 0, which matches nothing).
+std::string placeholders(std::size_t n) {
+  if (n == 0) return "NULL";
+  std::string list = "?";
+  for (std::size_t i = 1; i < n; ++i) list += ", ?";
+  return list;
+}
+
 Error corrupt(const std::filesystem::path& path, const std::string& what) {
   return make_error(ErrorCode::corrupt, path.string() + ": " + what);
 }
@@ -478,20 +486,25 @@ Result<std::vector<DocumentRecord>> Collection::documents() const {
 Result<std::vector<DocumentRecord>> Collection::documents(std::span<const std::int64_t> ids) const {
   auto reader = state_->readers->acquire();
   if (!reader) return reader.error();
-  auto statement = (*reader)->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id = ?");
+  auto statement = (*reader)->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id IN (" +
+                                      placeholders(ids.size()) + ")");
   if (!statement) return statement.error();
+  for (std::size_t i = 0; i < ids.size(); ++i) statement->bind(static_cast<int>(i + 1), ids[i]);
+  std::unordered_map<std::int64_t, DocumentRecord> found;
+  while (true) {
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    DocumentRecord document = read_document(*statement);
+    const std::int64_t id = document.id;
+    found.emplace(id, std::move(document));
+  }
   std::vector<DocumentRecord> documents;
   documents.reserve(ids.size());
   for (const std::int64_t id : ids) {
-    statement->reset();
-    statement->bind(1, id);
-    auto row = statement->step();
-    if (!row) return row.error();
-    if (!*row) {
-      documents.emplace_back();  // removed since the search that named it: an empty record keeps the order
-      continue;
-    }
-    documents.push_back(read_document(*statement));
+    auto it = found.find(id);
+    // Removed since the search that named it: an empty record keeps the order.
+    documents.push_back(it == found.end() ? DocumentRecord{} : it->second);
   }
   return documents;
 }
@@ -639,21 +652,29 @@ Result<bool> Collection::remove_document(std::string_view path) {
 // --- chunks ----------------------------------------------------------------------------------------
 
 Result<std::vector<ChunkRecord>> Collection::chunks(std::span<const std::int64_t> ids) const {
+  // One statement for all ids: a point query per id would also pay a read transaction per id.
   auto reader = state_->readers->acquire();
   if (!reader) return reader.error();
-  auto statement = (*reader)->prepare(std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE id = ?");
+  auto statement = (*reader)->prepare(std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE id IN (" +
+                                      placeholders(ids.size()) + ")");
   if (!statement) return statement.error();
+  for (std::size_t i = 0; i < ids.size(); ++i) statement->bind(static_cast<int>(i + 1), ids[i]);
+  std::unordered_map<std::int64_t, ChunkRecord> found;
+  while (true) {
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    auto chunk = read_chunk(*statement, state_->database_path());
+    if (!chunk) return chunk.error();
+    const std::int64_t id = chunk->id;
+    found.emplace(id, std::move(*chunk));
+  }
   std::vector<ChunkRecord> chunks;
   chunks.reserve(ids.size());
   for (const std::int64_t id : ids) {
-    statement->reset();
-    statement->bind(1, id);
-    auto row = statement->step();
-    if (!row) return row.error();
-    if (!*row) continue;  // removed since the search that named it
-    auto chunk = read_chunk(*statement, state_->database_path());
-    if (!chunk) return chunk.error();
-    chunks.push_back(std::move(*chunk));
+    auto it = found.find(id);
+    if (it == found.end()) continue;  // removed since the search that named it
+    chunks.push_back(it->second);
   }
   return chunks;
 }
