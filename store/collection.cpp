@@ -159,6 +159,35 @@ struct Collection::State : CollectionState {};
 
 namespace {
 
+// Rows of `table` with the given ids, by id, read by one statement: a point query per id would also
+// pay a read transaction per id.
+template <class Record, class Read>
+Result<std::unordered_map<std::int64_t, Record>> rows_by_id(ReaderPool& readers, const char* table,
+                                                           const char* columns, std::span<const std::int64_t> ids,
+                                                           Read&& read) {
+  auto reader = readers.acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare(std::string("SELECT ") + columns + " FROM " + table + " WHERE id IN (" +
+                                      placeholders(ids.size()) + ")");
+  if (!statement) return statement.error();
+  for (std::size_t i = 0; i < ids.size(); ++i) statement->bind(static_cast<int>(i + 1), ids[i]);
+  std::unordered_map<std::int64_t, Record> found;
+  while (true) {
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    Result<Record> record = read(*statement);
+    if (!record) return record.error();
+    const std::int64_t id = record->id;
+    found.emplace(id, std::move(*record));
+  }
+  return found;
+}
+
+}  // namespace
+
+namespace {
+
 using State = CollectionState;
 
 Result<std::int64_t> last_log_seq(Database& db) {
@@ -484,27 +513,15 @@ Result<std::vector<DocumentRecord>> Collection::documents() const {
 }
 
 Result<std::vector<DocumentRecord>> Collection::documents(std::span<const std::int64_t> ids) const {
-  auto reader = state_->readers->acquire();
-  if (!reader) return reader.error();
-  auto statement = (*reader)->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE id IN (" +
-                                      placeholders(ids.size()) + ")");
-  if (!statement) return statement.error();
-  for (std::size_t i = 0; i < ids.size(); ++i) statement->bind(static_cast<int>(i + 1), ids[i]);
-  std::unordered_map<std::int64_t, DocumentRecord> found;
-  while (true) {
-    auto row = statement->step();
-    if (!row) return row.error();
-    if (!*row) break;
-    DocumentRecord document = read_document(*statement);
-    const std::int64_t id = document.id;
-    found.emplace(id, std::move(document));
-  }
+  auto found = rows_by_id<DocumentRecord>(*state_->readers, "documents", kDocumentColumns, ids,
+                                          [](const Statement& row) -> Result<DocumentRecord> { return read_document(row); });
+  if (!found) return found.error();
   std::vector<DocumentRecord> documents;
   documents.reserve(ids.size());
   for (const std::int64_t id : ids) {
-    auto it = found.find(id);
+    auto it = found->find(id);
     // Removed since the search that named it: an empty record keeps the order.
-    documents.push_back(it == found.end() ? DocumentRecord{} : it->second);
+    documents.push_back(it == found->end() ? DocumentRecord{} : it->second);
   }
   return documents;
 }
@@ -652,29 +669,15 @@ Result<bool> Collection::remove_document(std::string_view path) {
 // --- chunks ----------------------------------------------------------------------------------------
 
 Result<std::vector<ChunkRecord>> Collection::chunks(std::span<const std::int64_t> ids) const {
-  // One statement for all ids: a point query per id would also pay a read transaction per id.
-  auto reader = state_->readers->acquire();
-  if (!reader) return reader.error();
-  auto statement = (*reader)->prepare(std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE id IN (" +
-                                      placeholders(ids.size()) + ")");
-  if (!statement) return statement.error();
-  for (std::size_t i = 0; i < ids.size(); ++i) statement->bind(static_cast<int>(i + 1), ids[i]);
-  std::unordered_map<std::int64_t, ChunkRecord> found;
-  while (true) {
-    auto row = statement->step();
-    if (!row) return row.error();
-    if (!*row) break;
-    auto chunk = read_chunk(*statement, state_->database_path());
-    if (!chunk) return chunk.error();
-    const std::int64_t id = chunk->id;
-    found.emplace(id, std::move(*chunk));
-  }
+  const auto& database = state_->database_path();
+  auto found = rows_by_id<ChunkRecord>(*state_->readers, "chunks", kChunkColumns, ids,
+                                       [&](const Statement& row) { return read_chunk(row, database); });
+  if (!found) return found.error();
   std::vector<ChunkRecord> chunks;
   chunks.reserve(ids.size());
   for (const std::int64_t id : ids) {
-    auto it = found.find(id);
-    if (it == found.end()) continue;  // removed since the search that named it
-    chunks.push_back(it->second);
+    auto it = found->find(id);
+    if (it != found->end()) chunks.push_back(it->second);  // else removed since the search that named it
   }
   return chunks;
 }
