@@ -25,9 +25,11 @@ set_target_properties(kotae::onnxruntime PROPERTIES
   INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_ort}/include"
   INTERFACE_INCLUDE_DIRECTORIES "${_ort}/include")
 
-# llama.cpp (prebuilt CPU libraries; the CPU backends are loaded at run time from the same folder)
+# llama.cpp (built from source by scripts/setup: shared libraries; the CPU backend variants are loaded
+# at run time from the same folder), and its own tools of the same build: llama-server, the real
+# OpenAI-compatible server the tests talk to, and llama-bench, the peer in bench/generate.
 set(_llama "${KOTAE_DEPS_DIR}/llama.cpp")
-kotae_require_dep("${_llama}/lib/libllama.v0.4.0.so" "llama.cpp")
+kotae_require_dep("${_llama}/lib/libllama.so" "llama.cpp")
 get_filename_component(KOTAE_GGML_BACKEND_DIR "${_llama}/lib" REALPATH)
 add_library(kotae::ggml_base SHARED IMPORTED)
 set_target_properties(kotae::ggml_base PROPERTIES
@@ -36,12 +38,14 @@ set_target_properties(kotae::ggml_base PROPERTIES
   INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_llama}/include")
 add_library(kotae::ggml SHARED IMPORTED)
 set_target_properties(kotae::ggml PROPERTIES
-  IMPORTED_LOCATION "${_llama}/lib/libggml.v0.4.0.so"
+  IMPORTED_LOCATION "${_llama}/lib/libggml.so"
   INTERFACE_LINK_LIBRARIES kotae::ggml_base)
 add_library(kotae::llama SHARED IMPORTED)
 set_target_properties(kotae::llama PROPERTIES
-  IMPORTED_LOCATION "${_llama}/lib/libllama.v0.4.0.so"
+  IMPORTED_LOCATION "${_llama}/lib/libllama.so"
   INTERFACE_LINK_LIBRARIES "kotae::ggml;kotae::ggml_base")
+set(KOTAE_LLAMA_SERVER "${_llama}/bin/llama-server")
+set(KOTAE_LLAMA_BENCH "${_llama}/bin/llama-bench")
 
 # usearch (header only)
 set(_usearch "${KOTAE_DEPS_DIR}/usearch")
@@ -69,6 +73,7 @@ pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 find_package(LibXml2 REQUIRED)
 find_package(SQLite3 REQUIRED)
+find_package(CURL 7.88 REQUIRED)  # the OpenAI-compatible client (model/openai_chat_client)
 
 # Python with the pinned reference packages (tokenizers, onnxruntime, onnx), for tests that compare
 # against them. scripts/setup creates it from scripts/python/test.lock.
