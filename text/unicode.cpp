@@ -86,6 +86,32 @@ void append_utf8(std::string& out, char32_t c) {
   out.append(reinterpret_cast<const char*>(buffer), static_cast<std::size_t>(n));
 }
 
+std::size_t utf8_complete_length(std::string_view s) {
+  // Look back at most 3 bytes for a lead byte whose sequence runs past the end.
+  for (std::size_t back = 1; back <= 3 && back <= s.size(); ++back) {
+    const auto byte = static_cast<unsigned char>(s[s.size() - back]);
+    if ((byte & 0xC0) == 0x80) continue;  // a continuation byte: keep looking for its lead
+    const std::size_t needed = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+    return needed > back ? s.size() - back : s.size();
+  }
+  return s.size();
+}
+
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t pos = 0; pos < s.size();) {
+    const std::size_t start = pos;
+    const char32_t c = decode_utf8(s, pos);
+    if (c == 0xFFFD && pos - start == 1) {
+      append_utf8(out, c);
+    } else {
+      out.append(s.substr(start, pos - start));
+    }
+  }
+  return out;
+}
+
 bool is_whitespace(char32_t c) {
   switch (c) {
     case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0x85: case 0xA0:

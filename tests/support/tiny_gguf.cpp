@@ -3,12 +3,59 @@
 #include <ggml.h>
 #include <gguf.h>
 
+#include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace kotae::testing {
+namespace {
 
-bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaShape& s, std::uint32_t seed) {
+constexpr const char* kChatMlTemplate =
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}"
+    "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+struct TinyVocab {
+  std::vector<std::string> tokens;
+  std::vector<float> scores;
+  std::vector<std::int32_t> types;  // llama_token_type: 1 normal, 2 unknown, 3 control, 6 byte
+};
+
+TinyVocab tiny_vocab() {
+  TinyVocab v;
+  auto add = [&](std::string token, std::int32_t type) {
+    v.tokens.push_back(std::move(token));
+    v.scores.push_back(0.0f);
+    v.types.push_back(type);
+  };
+  add("<unk>", 2);
+  add("<s>", 3);
+  add("</s>", 3);
+  add("<|im_start|>", 3);
+  add("<|im_end|>", 3);
+  for (int b = 0; b < 256; ++b) {
+    char name[8];
+    std::snprintf(name, sizeof name, "<0x%02X>", b);
+    add(name, 6);
+  }
+  add("\xE2\x96\x81", 1);  // "▁", SentencePiece's space
+  for (char c = '!'; c <= '~'; ++c) add(std::string(1, c), 1);
+  return v;
+}
+
+void set_string_array(gguf_context* gguf, const char* key, const std::vector<std::string>& values) {
+  std::vector<const char*> pointers;
+  for (const auto& s : values) pointers.push_back(s.c_str());
+  gguf_set_arr_str(gguf, key, pointers.data(), pointers.size());
+}
+
+}  // namespace
+
+std::uint32_t tiny_tokenizer_size() { return static_cast<std::uint32_t>(tiny_vocab().tokens.size()); }
+
+bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaShape& shape, std::uint32_t seed) {
+  TinyLlamaShape s = shape;
+  if (s.with_tokenizer) s.vocab = tiny_tokenizer_size();
   ggml_init_params params{/*mem_size=*/64u << 20, /*mem_buffer=*/nullptr, /*no_alloc=*/false};
   ggml_context* ctx = ggml_init(params);
   gguf_context* gguf = gguf_init_empty();
@@ -26,7 +73,20 @@ bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaSha
   gguf_set_val_u32(gguf, "llama.attention.head_count_kv", s.kv_heads);
   gguf_set_val_u32(gguf, "llama.rope.dimension_count", s.embedding / s.heads);
   gguf_set_val_f32(gguf, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
-  gguf_set_val_str(gguf, "tokenizer.ggml.model", "no_vocab");
+  if (s.with_tokenizer) {
+    const TinyVocab v = tiny_vocab();
+    gguf_set_val_str(gguf, "tokenizer.ggml.model", "llama");
+    set_string_array(gguf, "tokenizer.ggml.tokens", v.tokens);
+    gguf_set_arr_data(gguf, "tokenizer.ggml.scores", GGUF_TYPE_FLOAT32, v.scores.data(), v.scores.size());
+    gguf_set_arr_data(gguf, "tokenizer.ggml.token_type", GGUF_TYPE_INT32, v.types.data(), v.types.size());
+    gguf_set_val_u32(gguf, "tokenizer.ggml.unknown_token_id", 0);
+    gguf_set_val_u32(gguf, "tokenizer.ggml.bos_token_id", 1);
+    gguf_set_val_u32(gguf, "tokenizer.ggml.eos_token_id", 4);  // <|im_end|> ends a turn
+    gguf_set_val_bool(gguf, "tokenizer.ggml.add_bos_token", true);
+    gguf_set_val_str(gguf, "tokenizer.chat_template", kChatMlTemplate);
+  } else {
+    gguf_set_val_str(gguf, "tokenizer.ggml.model", "no_vocab");
+  }
 
   auto add = [&](const std::string& name, std::int64_t ne0, std::int64_t ne1, bool is_norm) {
     ggml_tensor* t = ne1 > 0 ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1) : ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ne0);

@@ -1,6 +1,8 @@
 #pragma once
-// Writes a tiny llama-architecture GGUF with random weights and no tokenizer (token ids are fed
-// directly), to test the llama.cpp code paths without a real model. Not for judging quality.
+// Writes a tiny llama-architecture GGUF with random weights, to test the llama.cpp code paths without
+// a real model. Not for judging quality. Without a tokenizer token ids are fed directly; with one
+// (SentencePiece-style: printable ASCII, byte fallback, ChatML control tokens and chat template) it
+// loads in llama.cpp's server and tools like any chat model, and its output is random text.
 
 #include <cstdint>
 #include <filesystem>
@@ -15,7 +17,11 @@ struct TinyLlamaShape {
   std::uint32_t heads = 4;
   std::uint32_t kv_heads = 2;
   std::uint32_t context = 256;
+  bool with_tokenizer = false;  // sets vocab to tiny_tokenizer_size()
 };
+
+// Tokens of the tokenizer: <unk> <s> </s> <|im_start|> <|im_end|>, 256 bytes, "▁" and printable ASCII.
+std::uint32_t tiny_tokenizer_size();
 
 // Returns false when the file cannot be written.
 bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaShape& shape, std::uint32_t seed = 42);
