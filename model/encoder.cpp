@@ -9,4 +9,9 @@ Result<Embeddings> Encoder::embed(std::span<const std::string> texts) const {
   return embed_encoded(encodings);
 }
 
+Result<RangeEmbeddings> Encoder::embed_encoded_with_ranges(std::span<const text::Encoding>,
+                                                          std::span<const std::vector<TokenRange>>) const {
+  return make_error(ErrorCode::unsupported, id() + " cannot pool vectors of parts of its input");
+}
+
 }  // namespace kotae

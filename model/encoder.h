@@ -22,6 +22,16 @@ struct Embeddings {
   std::vector<float> row_copy(std::size_t i) const { return {row(i).begin(), row(i).end()}; }
 };
 
+// Tokens [first, last) of one input (special tokens counted), pooled into a vector of their own.
+struct TokenRange {
+  std::size_t first = 0, last = 0;
+};
+
+struct RangeEmbeddings {
+  Embeddings inputs;  // one row per input, as embed_encoded gives
+  Embeddings ranges;  // one row per range: input 0's ranges in order, then input 1's, ...
+};
+
 class Encoder {
  public:
   virtual ~Encoder() = default;
@@ -38,6 +48,12 @@ class Encoder {
   // Longest input the model reads, special tokens included; longer texts are truncated.
   virtual std::size_t max_length() const = 0;
   virtual Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const = 0;
+
+  // embed_encoded, plus a vector per range pooled from the same run's token states: a sentence's
+  // vector from tokens that saw its whole chunk ("late chunking"), at no extra model cost. Encoders
+  // that cannot pool a part of their input (CLS pooling) answer `unsupported`.
+  virtual Result<RangeEmbeddings> embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
+                                                            std::span<const std::vector<TokenRange>> ranges) const;
 
   Result<Embeddings> embed(std::span<const std::string> texts) const;
 };

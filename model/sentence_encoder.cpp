@@ -57,23 +57,73 @@ text::Encoding SentenceEncoder::tokenize(std::string_view text) const {
 
 Result<Embeddings> SentenceEncoder::embed_encoded(std::span<const text::Encoding> encodings) const {
   Embeddings out{dimension(), std::vector<float>(encodings.size() * dimension(), 0.0f)};
-  const RunLimits limits{options_.max_batch_items, options_.max_batch_tokens, options_.min_length_ratio};
-  std::vector<const text::Encoding*> rows;
-  std::vector<float*> targets;
-  for (const auto& run : plan_length_runs(encodings, limits)) {
-    rows.clear();
-    targets.clear();
-    for (const std::size_t i : run) {
-      rows.push_back(&encodings[i]);
-      targets.push_back(out.values.data() + i * dimension());
-    }
-    if (auto ok = run_batch(rows, targets); !ok) return ok.error();
-  }
+  std::vector<PoolTarget> targets(encodings.size());
+  for (std::size_t i = 0; i < encodings.size(); ++i) targets[i].output = out.values.data() + i * dimension();
+  if (auto ok = embed_into(encodings, targets); !ok) return ok.error();
   return out;
 }
 
+Result<RangeEmbeddings> SentenceEncoder::embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
+                                                                   std::span<const std::vector<TokenRange>> ranges) const {
+  if (manifest_.pooling != "mean") return Encoder::embed_encoded_with_ranges(encodings, ranges);
+  if (ranges.size() != encodings.size()) {
+    return make_error(ErrorCode::invalid_argument, "one list of token ranges per input is needed");
+  }
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    for (const auto& r : ranges[i]) {
+      if (r.first >= r.last || r.last > encodings[i].size()) {
+        return make_error(ErrorCode::invalid_argument, "token range [" + std::to_string(r.first) + ", " +
+                                                           std::to_string(r.last) + ") is outside input " + std::to_string(i));
+      }
+    }
+    total += ranges[i].size();
+  }
+  RangeEmbeddings out{{dimension(), std::vector<float>(encodings.size() * dimension(), 0.0f)},
+                      {dimension(), std::vector<float>(total * dimension(), 0.0f)}};
+  std::vector<PoolTarget> targets(encodings.size());
+  for (std::size_t i = 0, row = 0; i < encodings.size(); row += ranges[i].size(), ++i) {
+    targets[i] = {out.inputs.values.data() + i * dimension(), &ranges[i], out.ranges.values.data() + row * dimension()};
+  }
+  if (auto ok = embed_into(encodings, targets); !ok) return ok.error();
+  return out;
+}
+
+Result<void> SentenceEncoder::embed_into(std::span<const text::Encoding> encodings,
+                                         std::span<const PoolTarget> targets) const {
+  const RunLimits limits{options_.max_batch_items, options_.max_batch_tokens, options_.min_length_ratio};
+  std::vector<const text::Encoding*> rows;
+  std::vector<PoolTarget> run_targets;
+  for (const auto& run : plan_length_runs(encodings, limits)) {
+    rows.clear();
+    run_targets.clear();
+    for (const std::size_t i : run) {
+      rows.push_back(&encodings[i]);
+      run_targets.push_back(targets[i]);
+    }
+    if (auto ok = run_batch(rows, run_targets); !ok) return ok.error();
+  }
+  return {};
+}
+
+namespace {
+
+// Sums token states [first, last) into v, then scales: to unit length, or to the mean.
+void pool_tokens(const float* states, std::size_t first, std::size_t last, std::size_t dim, bool normalize, float* v) {
+  for (std::size_t t = first; t < last; ++t) {
+    for (std::size_t h = 0; h < dim; ++h) v[h] += states[t * dim + h];
+  }
+  double norm = 0;
+  for (std::size_t h = 0; h < dim; ++h) norm += double(v[h]) * v[h];
+  // Mean pooling's division cancels out in L2 normalisation; do it only when not normalising.
+  const double scale = normalize ? (norm > 0 ? 1.0 / std::sqrt(norm) : 0.0) : 1.0 / double(last - first);
+  for (std::size_t h = 0; h < dim; ++h) v[h] = static_cast<float>(v[h] * scale);
+}
+
+}  // namespace
+
 Result<void> SentenceEncoder::run_batch(std::span<const text::Encoding* const> rows,
-                                        std::span<float* const> outputs) const {
+                                        std::span<const PoolTarget> targets) const {
   const BertBatch batch(rows, tokenizer_.pad_id());
   const std::size_t dim = dimension();
   const bool mean = manifest_.pooling == "mean";
@@ -86,16 +136,13 @@ Result<void> SentenceEncoder::run_batch(std::span<const text::Encoding* const> r
     }
     for (std::int64_t r = 0; r < batch.rows(); ++r) {
       const float* states = view.data + r * batch.cols() * static_cast<std::int64_t>(dim);
-      float* v = outputs[r];
-      const std::size_t n = mean ? batch.row_length(r) : 1;
-      for (std::size_t t = 0; t < n; ++t) {
-        for (std::size_t h = 0; h < dim; ++h) v[h] += states[t * dim + h];
+      const PoolTarget& target = targets[static_cast<std::size_t>(r)];
+      pool_tokens(states, 0, mean ? batch.row_length(r) : 1, dim, manifest_.normalize, target.output);
+      if (!target.ranges) continue;
+      for (std::size_t k = 0; k < target.ranges->size(); ++k) {
+        const TokenRange& range = (*target.ranges)[k];
+        pool_tokens(states, range.first, range.last, dim, manifest_.normalize, target.range_outputs + k * dim);
       }
-      double norm = 0;
-      for (std::size_t h = 0; h < dim; ++h) norm += double(v[h]) * v[h];
-      // Mean pooling's division cancels out in L2 normalisation; do it only when not normalising.
-      const double scale = manifest_.normalize ? (norm > 0 ? 1.0 / std::sqrt(norm) : 0.0) : 1.0 / double(n);
-      for (std::size_t h = 0; h < dim; ++h) v[h] = static_cast<float>(v[h] * scale);
     }
   };
   if (auto ok = session_->run(batch.inputs_for(*session_), manifest_.output, pool); !ok) return ok.error();

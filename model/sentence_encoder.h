@@ -35,6 +35,9 @@ class SentenceEncoder final : public Encoder {
   const text::WordPieceTokenizer& tokenizer() const override { return tokenizer_; }
   std::size_t max_length() const override { return static_cast<std::size_t>(manifest_.max_length); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
+  // Mean-pooling models only.
+  Result<RangeEmbeddings> embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
+                                                    std::span<const std::vector<TokenRange>> ranges) const override;
 
   const ModelManifest& manifest() const { return manifest_; }
   const std::vector<std::string>& skipped_providers() const { return session_->skipped_providers(); }
@@ -42,7 +45,14 @@ class SentenceEncoder final : public Encoder {
  private:
   SentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<OnnxSession> session,
                   EncoderOptions options);
-  Result<void> run_batch(std::span<const text::Encoding* const> rows, std::span<float* const> outputs) const;
+  // Where one input's vectors go: its own, and (when ranges is not null) one per range.
+  struct PoolTarget {
+    float* output = nullptr;
+    const std::vector<TokenRange>* ranges = nullptr;
+    float* range_outputs = nullptr;
+  };
+  Result<void> embed_into(std::span<const text::Encoding> encodings, std::span<const PoolTarget> targets) const;
+  Result<void> run_batch(std::span<const text::Encoding* const> rows, std::span<const PoolTarget> targets) const;
 
   ModelManifest manifest_;
   text::WordPieceTokenizer tokenizer_;

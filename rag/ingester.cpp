@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "core/sha256.h"
+#include "rag/chunk_embedding.h"
 
 namespace kotae::rag {
 namespace {
@@ -206,14 +207,14 @@ Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const
   }
 
   const auto embed_start = Clock::now();
-  auto vectors = encoder_.embed(texts);
+  auto embedded = embed_chunks(encoder_, texts);
   stages_.embed += seconds_since(embed_start);
-  if (!vectors) return vectors.error();
+  if (!embedded) return embedded.error();
 
   const auto store_start = Clock::now();
   record.text = document.text;
   record.chunk_count = static_cast<std::int64_t>(records.size());
-  auto stored = collection_.put_document(record, records, vectors->values);
+  auto stored = collection_.put_document(record, records, embedded->vectors.values, embedded->sentences);
   stages_.store += seconds_since(store_start);
   if (!stored) return stored.error();
   return records.size();

@@ -527,7 +527,8 @@ Result<std::vector<DocumentRecord>> Collection::documents(std::span<const std::i
 }
 
 Result<std::int64_t> Collection::put_document(const DocumentRecord& document, std::span<const ChunkRecord> chunks,
-                                              std::span<const float> embeddings) {
+                                              std::span<const float> embeddings,
+                                              std::span<const std::vector<SentenceVector>> sentences) {
   State& state = *state_;
   const std::size_t dimension = state.info.dimension;
   if (document.path.empty()) return make_error(ErrorCode::invalid_argument, "a document needs a path");
@@ -535,6 +536,18 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
     return make_error(ErrorCode::invalid_argument,
                       document.path + ": " + std::to_string(embeddings.size()) + " embedding values for " +
                           std::to_string(chunks.size()) + " chunks of dimension " + std::to_string(dimension));
+  }
+  if (!sentences.empty() && sentences.size() != chunks.size()) {
+    return make_error(ErrorCode::invalid_argument, document.path + ": sentences for " + std::to_string(sentences.size()) +
+                                                       " of " + std::to_string(chunks.size()) + " chunks");
+  }
+  for (std::size_t i = 0; i < sentences.size(); ++i) {
+    for (const auto& s : sentences[i]) {
+      if (s.begin > s.end || s.end > chunks[i].text.size() || s.vector.size() != dimension) {
+        return make_error(ErrorCode::invalid_argument,
+                          document.path + ": a sentence of chunk " + std::to_string(i) + " is outside it or has the wrong dimension");
+      }
+    }
   }
   for (const auto& chunk : chunks) {
     if (chunk.begin > chunk.end) {
@@ -583,7 +596,7 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
 
   auto insert_chunk = db.prepare(
       "INSERT INTO chunks(document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text, "
-      "embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+      "embedding, sentences) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   if (!insert_chunk) return insert_chunk.error();
   std::vector<std::int64_t> chunk_ids;
   chunk_ids.reserve(chunks.size());
@@ -603,6 +616,9 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
         .bind(8, static_cast<std::int64_t>(chunk.token_count))
         .bind_text(9, chunk.text)
         .bind_blob(10, as_bytes(embeddings.subspan(i * dimension, dimension)));
+    const std::vector<std::byte> sentence_blob =
+        sentences.empty() ? std::vector<std::byte>() : encode_sentence_vectors(sentences[i], dimension);
+    insert_chunk->bind_blob(11, sentence_blob);
     if (auto run = insert_chunk->run(); !run) return run.error();
     chunk_ids.push_back(db.last_insert_rowid());
   }
@@ -719,6 +735,26 @@ Result<std::vector<float>> Collection::embeddings(std::span<const std::int64_t> 
     if (!read) return read.error();
   }
   return values;
+}
+
+Result<std::vector<std::vector<SentenceVector>>> Collection::chunk_sentences(std::span<const std::int64_t> chunk_ids) const {
+  auto reader = state_->readers->acquire();
+  if (!reader) return reader.error();
+  auto statement = (*reader)->prepare("SELECT sentences FROM chunks WHERE id = ?");
+  if (!statement) return statement.error();
+  std::vector<std::vector<SentenceVector>> out;
+  out.reserve(chunk_ids.size());
+  for (const std::int64_t id : chunk_ids) {
+    statement->reset();
+    statement->bind(1, id);
+    auto row = statement->step();
+    if (!row) return row.error();
+    if (!*row) return make_error(ErrorCode::not_found, "no chunk " + std::to_string(id));
+    auto sentences = decode_sentence_vectors(statement->column_blob(0), state_->info.dimension);
+    if (!sentences) return corrupt(state_->database_path(), "chunk " + std::to_string(id) + ": " + sentences.error().message);
+    out.push_back(std::move(*sentences));
+  }
+  return out;
 }
 
 std::size_t Collection::chunk_count() const {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "store/sentence_vectors.h"
 
 namespace kotae::store {
 
@@ -111,10 +112,12 @@ class Collection {
   Result<std::vector<DocumentRecord>> documents(std::span<const std::int64_t> ids) const;
 
   // Stores a document and its chunks (ids ignored; embeddings row-major, dimension() floats per
-  // chunk), replacing any document with the same path, in one transaction: after a crash either
-  // the old or the new version is there, never a mix. Returns the new document id.
+  // chunk; sentences: none, or one list per chunk), replacing any document with the same path, in one
+  // transaction: after a crash either the old or the new version is there, never a mix. Returns the
+  // new document id.
   Result<std::int64_t> put_document(const DocumentRecord& document, std::span<const ChunkRecord> chunks,
-                                    std::span<const float> embeddings);
+                                    std::span<const float> embeddings,
+                                    std::span<const std::vector<SentenceVector>> sentences = {});
   // Removes a document, its chunks, their FTS rows and vectors. false when there was none.
   Result<bool> remove_document(std::string_view path);
 
@@ -124,6 +127,9 @@ class Collection {
   Result<std::vector<ChunkRecord>> document_chunks(std::int64_t document_id) const;
   // Stored embeddings of the given chunks, row-major, in the order asked (benchmarks, exports).
   Result<std::vector<float>> embeddings(std::span<const std::int64_t> chunk_ids) const;
+  // Each chunk's sentences with their vectors, in the order asked; an empty list for a chunk stored
+  // without them. Ids that no longer exist are not_found.
+  Result<std::vector<std::vector<SentenceVector>>> chunk_sentences(std::span<const std::int64_t> chunk_ids) const;
   std::size_t chunk_count() const;
   std::size_t document_count() const;
 

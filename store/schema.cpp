@@ -71,7 +71,11 @@ END;
 )sql";
 }
 
-constexpr std::int64_t kSchemaVersion = 1;
+// Version 2: each chunk's sentences with their vectors (store/sentence_vectors.h); empty for chunks
+// stored before, which extractive answers then embed at query time.
+constexpr const char* kVersion2 = "ALTER TABLE chunks ADD COLUMN sentences BLOB NOT NULL DEFAULT x''";
+
+constexpr std::int64_t kSchemaVersion = 2;
 
 }  // namespace
 
@@ -95,7 +99,10 @@ Result<void> migrate_schema(Database& db) {
     }
     if (auto done = db.execute(version_1()); !done) return done.error();
   }
-  // Later versions: `if (current < 2) { ALTER ... }`, each step bringing the previous one forward.
+  if (current < 2) {
+    if (auto done = db.execute(kVersion2); !done) return done.error();
+  }
+  // Later versions: `if (current < 3) { ALTER ... }`, each step bringing the previous one forward.
   if (auto done = db.execute("PRAGMA user_version=" + std::to_string(kSchemaVersion)); !done) return done.error();
   return transaction->commit();
 }
