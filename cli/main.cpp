@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "cli/ask_command.h"
 #include "cli/doctor.h"
 #include "cli/embed_command.h"
 #include "cli/eval_command.h"
@@ -79,6 +80,32 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--rerank", eval.rerank_model, "cross-encoder model to rerank with");
   eval_cmd->add_flag("--json", eval.json, "one JSON object per mode");
 
+  kotae::cli::AskOptions ask;
+  auto* ask_cmd = app.add_subcommand("ask", "a grounded answer with citations (streamed), then its sources");
+  ask_cmd->add_option("question", ask.question, "the question")->required();
+  ask_cmd->add_option("--collection,-c", ask.collection, "collection name")->required();
+  ask_cmd->add_option("--backend", ask.backends, "back-ends to try in order: llama, openai, extractive "
+                                                 "(default: those configured, then extractive)")->delimiter(',');
+  ask_cmd->add_option("--model", ask.model, "GGUF file, or an installed model, for the llama back-end");
+  ask_cmd->add_option("--chat-template", ask.chat_template, "llama.cpp built-in chat template (default: the model's own)");
+  ask_cmd->add_option("--context", ask.context, "context tokens of the generator")->capture_default_str()->check(CLI::Range(256, 1 << 20));
+  ask_cmd->add_option("--threads", ask.threads, "generation threads (0: all cores)")->capture_default_str();
+  ask_cmd->add_option("--openai-url", ask.openai_url, "OpenAI-compatible server, up to /v1 (e.g. http://127.0.0.1:8080/v1)");
+  ask_cmd->add_option("--openai-model", ask.openai_model, "model name to send to the server");
+  ask_cmd->add_option("--openai-key-env", ask.openai_key_env, "environment variable holding the API key")->capture_default_str();
+  ask_cmd->add_option("--timeout-ms", ask.openai_timeout_ms, "server request timeout")->capture_default_str();
+  ask_cmd->add_option("--max-tokens", ask.max_tokens, "longest answer")->capture_default_str()->check(CLI::Range(1, 1 << 16));
+  ask_cmd->add_option("--temperature", ask.temperature, "sampling temperature (0: greedy)")->capture_default_str();
+  ask_cmd->add_option("--top-p", ask.top_p, "nucleus sampling")->capture_default_str();
+  ask_cmd->add_option("--seed", ask.seed, "sampling seed (default: random)");
+  ask_cmd->add_option("--stop", ask.stop, "stop sequences");
+  ask_cmd->add_option("-k", ask.k, "sources to retrieve")->capture_default_str()->check(CLI::Range(1, 100));
+  ask_cmd->add_option("--mode", ask.mode, "bm25, vector or hybrid retrieval")->capture_default_str();
+  ask_cmd->add_option("--rerank", ask.rerank_model, "cross-encoder model to rerank with");
+  ask_cmd->add_option("--min-relevance", ask.min_relevance,
+                      "below this question-source cosine the documents do not cover the question")->capture_default_str();
+  ask_cmd->add_flag("--json", ask.json, "one JSON object: answer, backend, citations, sources, timings_ms");
+
   CLI11_PARSE(app, argc, argv);
 
   if (doctor->parsed()) return kotae::cli::run_doctor(data_dir, doctor_json);
@@ -103,6 +130,10 @@ int main(int argc, char** argv) {
     eval.data_dir = data_dir;
     eval.overlap_given = eval_overlap->count() > 0;
     return kotae::cli::run_eval(eval);
+  }
+  if (ask_cmd->parsed()) {
+    ask.data_dir = data_dir;
+    return kotae::cli::run_ask(ask);
   }
   return 1;
 }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/command_runner.h"
 #include "support/test_data.h"
 
 namespace kotae {
@@ -18,10 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CommandRun {
-  int exit_code = -1;
-  std::string out, err;
-};
+using testing::CommandRun;
 
 class CliCommandsTest : public ::testing::Test {
  protected:
@@ -41,18 +39,8 @@ class CliCommandsTest : public ::testing::Test {
   }
 
   CommandRun kotae(const std::string& args) {
-    CommandRun run;
-    const fs::path err = root_ / "stderr.txt";
-    const std::string command = std::string(KOTAE_BINARY) + " " + args + " --data " + (root_ / "data").string() +
-                                " 2>" + err.string();
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buffer;
-    while (std::size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.out.append(buffer.data(), n);
-    const int status = pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(err);
-    run.err.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    return run;
+    return testing::run_command(std::string(KOTAE_BINARY) + " " + args + " --data " + (root_ / "data").string(),
+                                root_ / "stderr.txt");
   }
 
   static std::vector<nlohmann::json> json_lines(const std::string& out) {

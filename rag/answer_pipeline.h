@@ -1,0 +1,104 @@
+#pragma once
+// The answer pipeline: embed the question, retrieve (hybrid, reranked), check that the documents
+// cover it, then answer with the first back-end that can (a local model, an OpenAI-compatible
+// server, or extractive sentences), streaming events as it goes: the sources, the answer's pieces,
+// the citations, the time each stage took, done. The CLI prints the events; the server will send
+// them as Server-Sent Events.
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "model/encoder.h"
+#include "model/generator.h"
+#include "model/reranker.h"
+#include "rag/citations.h"
+#include "rag/extractive_answerer.h"
+#include "rag/source.h"
+#include "search/hybrid_retriever.h"
+#include "store/collection.h"
+
+namespace kotae::rag {
+
+// A back-end, in the order they are tried. Extractive has no generator; one that could not be set up
+// (its model missing) keeps the reason, and the next answers in its place.
+struct AnswerBackend {
+  std::string name = {};  // "llama.cpp", "openai", "extractive"
+  Generator* generator = nullptr;
+  std::string unavailable = {};
+};
+
+struct AnswerOptions {
+  search::SearchOptions search = [] {
+    search::SearchOptions s;
+    s.k = 5;
+    return s;
+  }();
+  // Below this cosine similarity between the question and its best source, the documents are taken
+  // not to cover the question and no back-end runs. (Fused scores rank but do not measure relevance.)
+  double min_relevance = 0.3;
+  GenerationOptions generation;  // max_tokens is also the room the prompt leaves for the answer
+  ExtractiveOptions extractive;
+};
+
+struct StageTimings {  // milliseconds
+  double embed = 0, retrieve = 0, rerank = 0, prompt = 0, generate = 0, first_token = 0, total = 0;
+};
+
+struct Fallback {
+  std::string backend;
+  std::string error;
+};
+
+struct Answer {
+  std::string text;
+  std::string backend;  // the back-end that answered; "none" when the documents do not cover the question
+  bool covered = true;
+  std::vector<Source> sources;  // numbered as the answer cites them
+  std::vector<Citation> citations;
+  std::vector<Fallback> fallbacks;  // back-ends that were tried first and failed
+  StageTimings timings;
+  GenerationStats generation;
+};
+
+inline constexpr const char* kNotCovered = "The documents in this collection do not cover this question.";
+
+struct AnswerEvent {
+  enum class Kind {
+    sources,    // answer->sources are set (again, after a restart)
+    token,      // a piece of the answer in `token`
+    restart,    // a back-end failed after streaming: forget the pieces so far; the next one answers
+    citations,  // answer->text is final and answer->citations are set
+    timings,    // answer->timings are final
+    done,
+  };
+  Kind kind;
+  std::string_view token;
+  const Answer* answer = nullptr;
+};
+// Returning false cancels the answer (the generation stops at the next token).
+using AnswerSink = std::function<bool(const AnswerEvent&)>;
+
+class AnswerPipeline {
+ public:
+  // The encoder must be the collection's embedder; the reranker may be null. All are borrowed.
+  AnswerPipeline(const Encoder& encoder, const Reranker* reranker, std::vector<AnswerBackend> backends);
+
+  // A follow-up question passes its conversation, which gains the answered turn.
+  Result<Answer> ask(std::string_view question, const store::Collection& collection, const AnswerOptions& options,
+                     Conversation* conversation = nullptr, const AnswerSink& sink = {}) const;
+
+  const std::vector<AnswerBackend>& backends() const { return backends_; }
+
+ private:
+  Result<CitedAnswer> extract(std::span<const float> question, const store::Collection& collection,
+                              std::span<const Source> sources, const ExtractiveOptions& options) const;
+
+  const Encoder& encoder_;
+  const Reranker* reranker_;
+  std::vector<AnswerBackend> backends_;
+};
+
+}  // namespace kotae::rag

@@ -1,0 +1,29 @@
+#pragma once
+// The extractive back-end: no language model, so it cannot invent anything. It takes the sentences
+// of the retrieved (and reranked) chunks, ranks them by the similarity of their vectors to the
+// question's, picks a few by maximal marginal relevance (relevant, and unlike those already picked),
+// and answers with them in document order, each cited with its exact bytes.
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "rag/citations.h"
+#include "rag/source.h"
+#include "store/sentence_vectors.h"
+
+namespace kotae::rag {
+
+struct ExtractiveOptions {
+  std::size_t max_sentences = 3;
+  double relevance_weight = 0.7;  // MMR's lambda: 1 ranks by similarity alone
+  double relative_floor = 0.8;    // sentences below this fraction of the best similarity are not used
+  std::size_t min_bytes = 16;     // shorter sentences (numbering, headings' fragments) are not used
+};
+
+// sentences[i] holds the sentences of sources[i] (spans in its text, unit vectors).
+CitedAnswer extract_answer(std::span<const float> question, std::span<const Source> sources,
+                           std::span<const std::vector<store::SentenceVector>> sentences,
+                           const ExtractiveOptions& options = {});
+
+}  // namespace kotae::rag

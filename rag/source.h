@@ -1,0 +1,47 @@
+#pragma once
+// A retrieved chunk as an answer uses it: numbered for the prompt and for citations. Numbers are
+// given per conversation, so a source keeps its number in every later turn that still shows it.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kotae::rag {
+
+struct Source {
+  int number = 0;  // [n] in the prompt and the answer; 1-based
+  std::int64_t chunk_id = 0;
+  std::string document;  // the document's path (or name) in the collection
+  std::string title;
+  std::uint32_t page_first = 0, page_last = 0;  // 0: the document has no pages
+  std::size_t begin = 0, end = 0;               // the chunk's bytes in the document's text
+  std::vector<std::string> heading_path;
+  std::string text;
+  double relevance = 0;  // cosine similarity of the chunk's vector and the question's
+  double score = 0;      // the retriever's ranking score (fused, or the reranker's)
+};
+
+// A question and answer of a conversation, with the sources first shown in that turn.
+struct Turn {
+  std::string question;
+  std::string answer;
+  std::vector<Source> sources;
+};
+
+// What a follow-up question builds on. The caller keeps it (the CLI for one question, the server per
+// conversation id); ask() appends each answered turn.
+struct Conversation {
+  std::vector<Turn> turns;
+
+  int next_source_number() const {
+    int n = 0;
+    for (const auto& t : turns) {
+      for (const auto& s : t.sources) n = std::max(n, s.number);
+    }
+    return n + 1;
+  }
+};
+
+}  // namespace kotae::rag

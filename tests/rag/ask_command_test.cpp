@@ -1,0 +1,96 @@
+// `kotae ask` as a user runs it: the real binary on the Debian FAQ indexed into a data directory of its
+// own (models linked from the one scripts/setup filled).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "support/command_runner.h"
+#include "support/test_data.h"
+#include "support/tiny_gguf.h"
+
+namespace kotae {
+namespace {
+
+namespace fs = std::filesystem;
+
+class AskCommandTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::temp_directory_path() / ("kotae-ask-" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "data");
+    fs::create_directory_symlink(models_dir(default_data_dir()), root_ / "data" / "models");
+    const auto indexed = kotae("index /usr/share/doc/debian/FAQ --include '*.en.html' --collection faq");
+    ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
+    ASSERT_TRUE(testing::write_tiny_llama_gguf(root_ / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}));
+  }
+  static void TearDownTestSuite() { fs::remove_all(root_); }
+
+  static testing::CommandRun kotae(const std::string& args) {
+    return testing::run_command(std::string(KOTAE_BINARY) + " " + args + " --data " + (root_ / "data").string(),
+                                root_ / "stderr.txt");
+  }
+  static nlohmann::json ask_json(const std::string& args) {
+    const auto run = kotae("ask " + args + " --json");
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return run.exit_code == 0 ? nlohmann::json::parse(run.out) : nlohmann::json();
+  }
+
+  static inline fs::path root_;
+};
+
+TEST_F(AskCommandTest, PrintsOneJsonObjectWithTheAnswerItsCitationsAndTimings) {
+  const auto answer = ask_json("'What is a virtual package?' --collection faq");
+  EXPECT_EQ(answer["backend"], "extractive");
+  EXPECT_TRUE(answer["covered"].get<bool>());
+  EXPECT_NE(answer["answer"].get<std::string>().find("generic name"), std::string::npos) << answer.dump(2);
+  ASSERT_FALSE(answer["citations"].empty());
+  for (const auto& c : answer["citations"]) {
+    for (const char* key : {"document", "page", "start", "end", "text"}) EXPECT_TRUE(c.contains(key)) << key;
+    EXPECT_EQ(c["end"].get<std::size_t>() - c["start"].get<std::size_t>(), c["text"].get<std::string>().size());
+    EXPECT_TRUE(c["page"].is_null());  // HTML has no pages
+  }
+  EXPECT_TRUE(answer["citations"][0]["document"].get<std::string>().starts_with("/usr/share/doc/debian/FAQ/"));
+  for (const char* stage : {"embed", "retrieve", "rerank", "generate", "total"}) {
+    EXPECT_TRUE(answer["timings_ms"][stage].is_number()) << stage;
+  }
+  EXPECT_GT(answer["timings_ms"]["total"].get<double>(), 0);
+}
+
+TEST_F(AskCommandTest, StreamsTheAnswerThenListsTheSources) {
+  const auto run = kotae("ask 'How do I upgrade to the next Debian release?' --collection faq");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("Release Notes"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\nSources:\n  [1]"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("answered by extractive"), std::string::npos) << run.out;
+}
+
+TEST_F(AskCommandTest, ALocalModelAnswersAndAMissingOneFallsBack) {
+  const auto local = ask_json("'What is a virtual package?' --collection faq --model " + (root_ / "tiny-chat.gguf").string() +
+                              " --max-tokens 8 --seed 1");
+  EXPECT_EQ(local["backend"], "llama.cpp");
+  EXPECT_GT(local["generation"]["generated_tokens"].get<int>(), 0);
+
+  const auto missing = ask_json("'What is a virtual package?' --collection faq --model " + (root_ / "absent.gguf").string());
+  EXPECT_EQ(missing["backend"], "extractive");
+  ASSERT_EQ(missing["fallbacks"].size(), 1u);
+  EXPECT_EQ(missing["fallbacks"][0]["backend"], "llama.cpp");
+
+  const auto only_llama = kotae("ask 'What is a virtual package?' --collection faq --backend llama --model " +
+                                (root_ / "absent.gguf").string());
+  EXPECT_EQ(only_llama.exit_code, 2);
+  EXPECT_NE(only_llama.err.find("no back-end could answer"), std::string::npos) << only_llama.err;
+  EXPECT_NE(only_llama.err.find("absent.gguf"), std::string::npos) << only_llama.err;
+}
+
+TEST_F(AskCommandTest, ClearErrorsForAnUnknownCollectionOrBackEnd) {
+  const auto unknown = kotae("ask 'anything' --collection nope");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("nope"), std::string::npos) << unknown.err;
+  const auto bad_backend = kotae("ask 'anything' --collection faq --backend telepathy");
+  EXPECT_EQ(bad_backend.exit_code, 2);
+  EXPECT_NE(bad_backend.err.find("telepathy"), std::string::npos) << bad_backend.err;
+}
+
+}  // namespace
+}  // namespace kotae
