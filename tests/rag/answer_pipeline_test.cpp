@@ -2,6 +2,7 @@
 // default embedding model: extractive answers with exact citations, the "not covered" answer, and the
 // generator back-ends on a tiny generated GGUF, locally and through a real llama-server.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include "model/llama_generator.h"
 #include "model/openai_chat_client.h"
@@ -103,6 +104,30 @@ TEST_F(AnswerPipelineTest, ExtractsACitedAnswerFromTheFaq) {
   EXPECT_EQ(kinds, (std::vector<Kind>{Kind::sources, Kind::token, Kind::citations, Kind::timings, Kind::done}));
   EXPECT_GT(answer->timings.embed, 0);
   EXPECT_GT(answer->timings.total, answer->timings.generate);
+}
+
+TEST_F(AnswerPipelineTest, PoolsSentencesAtQueryTimeForChunksStoredWithoutThem) {
+  // A collection indexed before sentence vectors were stored: its chunks have none.
+  const fs::path dir = root_ / "older";
+  {
+    auto older = store::Collection::open_or_create(dir, collection_->info());
+    ASSERT_TRUE(older.ok());
+    const std::vector<fs::path> file = {"/usr/share/doc/debian/FAQ/pkg-basics.en.html"};
+    Ingester ingester(**older, *encoder_, {{}, {256, 32}});
+    ASSERT_TRUE(ingester.ingest_files(file).ok());
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((dir / "kotae.db").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "UPDATE chunks SET sentences = x''", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  auto older = store::Collection::open(dir);
+  ASSERT_TRUE(older.ok()) << older.error().message;
+
+  AnswerPipeline pipeline(*encoder_, nullptr, {{"extractive"}});
+  auto answer = pipeline.ask("What is a virtual package?", **older, {});
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->backend, "extractive");
+  EXPECT_NE(answer->text.find("A virtual package is a generic name"), std::string::npos) << answer->text;
 }
 
 TEST_F(AnswerPipelineTest, SaysTheDocumentsDoNotCoverAnUnrelatedQuestion) {

@@ -4,7 +4,7 @@ kotae_test(rag_tests
   SOURCES rag/citations_test.cpp rag/extractive_answerer_test.cpp rag/sentence_vectors_test.cpp
           rag/prompt_builder_test.cpp
   LIBS kotae_rag)
-kotae_test(answer_pipeline_tests SOURCES rag/answer_pipeline_test.cpp LIBS kotae_rag PROPERTIES TIMEOUT 600)
+kotae_test(answer_pipeline_tests SOURCES rag/answer_pipeline_test.cpp LIBS kotae_rag SQLite::SQLite3 PROPERTIES TIMEOUT 600)
 target_compile_definitions(answer_pipeline_tests PRIVATE KOTAE_LLAMA_SERVER="${KOTAE_LLAMA_SERVER}")
 kotae_test(ask_command_tests SOURCES rag/ask_command_test.cpp LIBS kotae_core nlohmann_json::nlohmann_json
            PROPERTIES TIMEOUT 600)

@@ -72,6 +72,51 @@ TEST(Collection, CreatesThenReopensWithTheStoredSettings) {
   EXPECT_EQ((*reopened)->info().overlap_tokens, 32u);
 }
 
+TEST(Collection, KeepsSentenceVectorsAndUpgradesACollectionStoredWithout) {
+  TempDir temp;
+  const auto dir = temp.path() / "sentences";
+  std::mt19937 rng(3);
+  auto input = testing::make_document("a.md", "md", {"One sentence. Two sentence.", "Three."}, kDim, rng);
+  const std::vector<std::vector<SentenceVector>> sentences = {
+      {{0, 13, testing::random_unit_vector(kDim, rng)}, {14, 27, testing::random_unit_vector(kDim, rng)}},
+      {{0, 6, testing::random_unit_vector(kDim, rng)}}};
+  std::vector<std::int64_t> ids;
+  {
+    auto collection = Collection::open_or_create(dir, test_info());
+    ASSERT_OK(collection);
+    auto bad = sentences;
+    bad[1][0].end = 99;  // past the end of its chunk
+    EXPECT_EQ((*collection)->put_document(input.document, input.chunks, input.embeddings, bad).error().code,
+              ErrorCode::invalid_argument);
+    auto id = (*collection)->put_document(input.document, input.chunks, input.embeddings, sentences);
+    ASSERT_OK(id);
+    auto chunks = (*collection)->document_chunks(*id);
+    ASSERT_OK(chunks);
+    for (const auto& chunk : *chunks) ids.push_back(chunk.id);
+    auto stored = (*collection)->chunk_sentences(ids);
+    ASSERT_OK(stored);
+    ASSERT_EQ(stored->size(), 2u);
+    ASSERT_EQ((*stored)[0].size(), 2u);
+    EXPECT_EQ((*stored)[0][1].begin, 14u);
+    EXPECT_EQ((*stored)[0][1].end, 27u);
+    double cosine = 0;
+    for (std::size_t h = 0; h < kDim; ++h) cosine += double((*stored)[0][1].vector[h]) * sentences[0][1].vector[h];
+    EXPECT_GT(cosine, 0.995);  // int8: ~1e-3 at 384 dimensions, more at these 16
+  }
+  // A collection from before sentence vectors (schema version 1) opens, upgraded, its chunks intact.
+  const auto database = dir / "kotae.db";
+  ASSERT_EQ(testing::raw_sql(database, "ALTER TABLE chunks DROP COLUMN sentences; PRAGMA user_version=1"), "");
+  auto reopened = Collection::open(dir);
+  ASSERT_OK(reopened);
+  EXPECT_EQ(testing::raw_count(database, "PRAGMA user_version"), 2);
+  EXPECT_EQ((*reopened)->chunk_count(), 2u);
+  auto upgraded = (*reopened)->chunk_sentences(ids);
+  ASSERT_OK(upgraded);
+  EXPECT_TRUE((*upgraded)[0].empty() && (*upgraded)[1].empty());
+  const std::vector<std::int64_t> gone = {ids.back() + 100};
+  EXPECT_EQ((*reopened)->chunk_sentences(gone).error().code, ErrorCode::not_found);
+}
+
 TEST(Collection, OpeningNothingIsNotFound) {
   TempDir temp;
   auto opened = Collection::open(temp.path() / "absent");
