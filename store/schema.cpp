@@ -71,9 +71,12 @@ END;
 )sql";
 }
 
-// Version 2: each chunk's sentences with their vectors (store/sentence_vectors.h); empty for chunks
-// stored before, which extractive answers then embed at query time.
-constexpr const char* kVersion2 = "ALTER TABLE chunks ADD COLUMN sentences BLOB NOT NULL DEFAULT x''";
+// Version 2: each chunk's sentences with their vectors (store/sentence_vectors.h). Chunks stored
+// before have none (extractive answers pool them at query time, slowly); forgetting their documents'
+// file stamps and hashes makes the next `kotae index` of those files store them again, with vectors.
+constexpr const char* kVersion2 =
+    "ALTER TABLE chunks ADD COLUMN sentences BLOB NOT NULL DEFAULT x'';"
+    "UPDATE documents SET sha256 = '', modified_ns = 0;";
 
 constexpr std::int64_t kSchemaVersion = 2;
 

@@ -109,6 +109,8 @@ TEST(Collection, KeepsSentenceVectorsAndUpgradesACollectionStoredWithout) {
   auto reopened = Collection::open(dir);
   ASSERT_OK(reopened);
   EXPECT_EQ(testing::raw_count(database, "PRAGMA user_version"), 2);
+  // Its documents will be indexed again (their files no longer look unchanged), gaining sentences.
+  EXPECT_EQ(testing::raw_count(database, "SELECT count(*) FROM documents WHERE sha256 = '' AND modified_ns = 0"), 1);
   EXPECT_EQ((*reopened)->chunk_count(), 2u);
   auto upgraded = (*reopened)->chunk_sentences(ids);
   ASSERT_OK(upgraded);
