@@ -64,36 +64,13 @@ nlohmann::json rates(const std::string& name, std::vector<double> per_second, st
           {"max_tokens_per_s", *std::max_element(per_second.begin(), per_second.end())}};
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{"generation speed, follow-up time to first token, extractive latency"};
-  fs::path gguf, collection_dir, model_dir, queries_file;
-  int threads = 2, repetitions = 3;
-  std::size_t prompt_tokens = 512, gen_tokens = 128, max_queries = 200;
-  app.add_option("--model", gguf, "GGUF model")->required();
-  app.add_option("--collection", collection_dir, "an indexed collection (the Debian FAQ)")->required();
-  app.add_option("--embedder", model_dir, "the collection's embedding model folder")->required();
-  app.add_option("--queries", queries_file, "BEIR queries.jsonl: questions for the extractive case")->required();
-  app.add_option("--threads", threads, "generation threads");
-  app.add_option("--repetitions", repetitions, "runs per generation case");
-  app.add_option("--prompt-tokens", prompt_tokens, "prompt length for prompt processing");
-  app.add_option("--gen-tokens", gen_tokens, "tokens to generate");
-  app.add_option("--max-queries", max_queries, "questions for the extractive case");
-  CLI11_PARSE(app, argc, argv);
-
-  auto collection = check(store::Collection::open(collection_dir), "collection");
-  std::string corpus;  // real text for prompts
-  for (const auto& d : check(collection->documents(), "documents")) {
-    corpus += check(collection->document(d.id), "document")->text;
-    if (corpus.size() > 200000) break;
-  }
-
-  // Speed: the same runs llama-bench makes (a prompt from an empty cache; tokens one at a time), in a
-  // context sized as llama-bench sizes its own (attention reads the whole cache in use).
+// Speed: the same runs llama-bench makes (a prompt from an empty cache; tokens one at a time), in a
+// context sized as llama-bench sizes its own (attention reads the whole cache in use).
+void speed_cases(const fs::path& gguf, int threads, int repetitions, std::size_t prompt_tokens, std::size_t gen_tokens,
+                 const std::string& corpus) {
   LlamaGeneratorOptions options;
-  options.context_length = static_cast<int>(prompt_tokens + gen_tokens + 64);
   options.threads = threads;
+  options.context_length = static_cast<int>(prompt_tokens + gen_tokens + 64);
   options.batch = static_cast<int>(std::max<std::size_t>(512, prompt_tokens));
   auto generator = check(LlamaGenerator::load(gguf, options), "model");
   const auto prompt = prompt_of(*generator, prompt_tokens, corpus);
@@ -114,17 +91,19 @@ int main(int argc, char** argv) {
     tg.push_back(double(run.stats.generated_tokens - 1) / (run.stats.generation_ms / 1000.0));
   }
   std::cout << rates("generation", tg, gen_tokens).dump() << std::endl;
+}
 
-  // The embedding model only now: ONNX Runtime's threads must not share the cores while generation
-  // speed is measured.
+void answer_cases(const fs::path& gguf, int threads, int repetitions, store::Collection& collection,
+                  const fs::path& model_dir, const fs::path& queries_file, std::size_t max_queries) {
   auto encoder = check(SentenceEncoder::load(model_dir), "embedding model");
-
+  LlamaGeneratorOptions options;
+  options.threads = threads;
   // Follow-up time to first token: a conversation whose second question finds the sources of the
   // first (the common case: a follow-up on the same topic), with the KV cache kept and dropped.
   {
     options.context_length = 4096;
-    generator = check(LlamaGenerator::load(gguf, options), "model");
-    auto retriever = check(search::HybridRetriever::create(*collection, encoder.get()), "retriever");
+    auto generator = check(LlamaGenerator::load(gguf, options), "model");
+    auto retriever = check(search::HybridRetriever::create(collection, encoder.get()), "retriever");
     search::SearchOptions search;
     search.k = 5;
     auto found = check(retriever.search("How do I upgrade Debian to the next release?", search), "search");
@@ -173,7 +152,7 @@ int main(int argc, char** argv) {
     std::size_t answered = 0, questions = 0;
     for (std::string line; std::getline(in, line) && questions < max_queries;) {
       const auto question = nlohmann::json::parse(line)["text"].get<std::string>();
-      auto answer = check(pipeline.ask(question, *collection, {}), "extractive answer");
+      auto answer = check(pipeline.ask(question, collection, {}), "extractive answer");
       ++questions;
       if (answer.backend != "extractive") continue;  // not covered: nothing extracted
       ++answered;
@@ -190,5 +169,40 @@ int main(int argc, char** argv) {
                      .dump()
               << std::endl;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"generation speed, follow-up time to first token, extractive latency"};
+  fs::path gguf, collection_dir, model_dir, queries_file;
+  int threads = 2, repetitions = 3;
+  std::size_t prompt_tokens = 512, gen_tokens = 128, max_queries = 200;
+  std::vector<std::string> cases = {"speed", "answers"};
+  app.add_option("--model", gguf, "GGUF model")->required();
+  app.add_option("--collection", collection_dir, "an indexed collection (the Debian FAQ)")->required();
+  app.add_option("--embedder", model_dir, "the collection's embedding model folder")->required();
+  app.add_option("--queries", queries_file, "BEIR queries.jsonl: questions for the extractive case")->required();
+  app.add_option("--threads", threads, "generation threads");
+  app.add_option("--repetitions", repetitions, "runs per generation case");
+  app.add_option("--prompt-tokens", prompt_tokens, "prompt length for prompt processing");
+  app.add_option("--gen-tokens", gen_tokens, "tokens to generate");
+  app.add_option("--max-queries", max_queries, "questions for the extractive case");
+  app.add_option("--cases", cases, "speed (prompt processing, generation), answers (follow-up, extractive)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"speed", "answers"}));
+  CLI11_PARSE(app, argc, argv);
+
+  auto collection = check(store::Collection::open(collection_dir), "collection");
+  std::string corpus;  // real text for prompts
+  for (const auto& d : check(collection->documents(), "documents")) {
+    corpus += check(collection->document(d.id), "document")->text;
+    if (corpus.size() > 200000) break;
+  }
+
+  // Generation speed first, alone: ONNX Runtime's threads must not share the cores meanwhile.
+  const auto wants = [&](const char* c) { return std::find(cases.begin(), cases.end(), c) != cases.end(); };
+  if (wants("speed")) speed_cases(gguf, threads, repetitions, prompt_tokens, gen_tokens, corpus);
+  if (wants("answers")) answer_cases(gguf, threads, repetitions, *collection, model_dir, queries_file, max_queries);
   return 0;
 }
