@@ -7,7 +7,10 @@ EncoderBatcher::EncoderBatcher(std::shared_ptr<const Encoder> encoder, BatchPoli
       batcher_("encoder " + encoder_->id(), policy, [this](std::vector<text::Encoding>& batch) { return run(batch); }) {}
 
 std::future<Result<std::vector<float>>> EncoderBatcher::embed(std::string_view text, Priority priority) {
-  text::Encoding encoding = encoder_->tokenize(text);
+  return embed_encoded(encoder_->tokenize(text), priority);
+}
+
+std::future<Result<std::vector<float>>> EncoderBatcher::embed_encoded(text::Encoding encoding, Priority priority) {
   const std::size_t cost = encoding.size();
   return batcher_.submit(std::move(encoding), cost, priority);
 }
@@ -16,8 +19,12 @@ Result<Embeddings> EncoderBatcher::embed_all(std::span<const std::string> texts,
   std::vector<std::future<Result<std::vector<float>>>> pending;
   pending.reserve(texts.size());
   for (const auto& t : texts) pending.push_back(embed(t, priority));
-  Embeddings out{encoder_->dimension(), {}};
-  out.values.reserve(texts.size() * out.dimension);
+  return collect(pending, encoder_->dimension());
+}
+
+Result<Embeddings> collect(std::vector<std::future<Result<std::vector<float>>>>& pending, std::size_t dimension) {
+  Embeddings out{dimension, {}};
+  out.values.reserve(pending.size() * dimension);
   std::optional<Error> failure;
   for (auto& f : pending) {
     auto vector = f.get();  // wait for every future, even after a failure

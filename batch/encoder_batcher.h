@@ -18,6 +18,8 @@ class EncoderBatcher {
   EncoderBatcher(std::shared_ptr<const Encoder> encoder, BatchPolicy policy = {});
 
   std::future<Result<std::vector<float>>> embed(std::string_view text, Priority priority = Priority::interactive);
+  // For callers that tokenised already (BatchedEncoder).
+  std::future<Result<std::vector<float>>> embed_encoded(text::Encoding encoding, Priority priority = Priority::interactive);
   // Embeds many texts and waits for all of them; the first failure is returned.
   Result<Embeddings> embed_all(std::span<const std::string> texts, Priority priority = Priority::bulk);
 
@@ -31,5 +33,8 @@ class EncoderBatcher {
   std::shared_ptr<const Encoder> encoder_;
   DynamicBatcher<text::Encoding, std::vector<float>> batcher_;
 };
+
+// Waits for every vector (even after a failure) and returns them row-major, or the first failure.
+Result<Embeddings> collect(std::vector<std::future<Result<std::vector<float>>>>& pending, std::size_t dimension);
 
 }  // namespace kotae::batch

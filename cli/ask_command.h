@@ -12,21 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "rag/answer_backends.h"
+
 namespace kotae::cli {
 
 struct AskOptions {
   std::filesystem::path data_dir;
   std::string collection;
   std::string question;
-  std::vector<std::string> backends;  // order to try: llama, openai, extractive; empty: those configured, then extractive
-  std::string model;                  // GGUF file, or a model in DATA/models with a "gguf" file
-  std::string chat_template;          // a llama.cpp built-in template name; empty: the model's own
-  int context = 4096;
-  int threads = 0;
-  std::string openai_url;
-  std::string openai_model;
+  rag::BackendSettings backend;  // data_dir and the API key are filled in by run_ask
   std::string openai_key_env = "OPENAI_API_KEY";
-  long openai_timeout_ms = 120000;
   int max_tokens = 512;
   float temperature = 0.2f;
   float top_p = 0.95f;

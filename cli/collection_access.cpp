@@ -77,6 +77,7 @@ int report_error(const Error& error) {
   switch (error.code) {
     case ErrorCode::invalid_argument:
     case ErrorCode::not_found:
+    case ErrorCode::already_exists:
     case ErrorCode::unsupported: return 2;
     default: return 3;
   }

@@ -10,6 +10,7 @@
 #include "cli/eval_command.h"
 #include "cli/index_command.h"
 #include "cli/search_command.h"
+#include "cli/serve_command.h"
 #include "core/paths.h"
 
 int main(int argc, char** argv) {
@@ -84,16 +85,16 @@ int main(int argc, char** argv) {
   auto* ask_cmd = app.add_subcommand("ask", "a grounded answer with citations (streamed), then its sources");
   ask_cmd->add_option("question", ask.question, "the question")->required();
   ask_cmd->add_option("--collection,-c", ask.collection, "collection name")->required();
-  ask_cmd->add_option("--backend", ask.backends, "back-ends to try in order: llama, openai, extractive "
+  ask_cmd->add_option("--backend", ask.backend.order, "back-ends to try in order: llama, openai, extractive "
                                                  "(default: those configured, then extractive)")->delimiter(',');
-  ask_cmd->add_option("--model", ask.model, "GGUF file, or an installed model, for the llama back-end");
-  ask_cmd->add_option("--chat-template", ask.chat_template, "llama.cpp built-in chat template (default: the model's own)");
-  ask_cmd->add_option("--context", ask.context, "context tokens of the generator")->capture_default_str()->check(CLI::Range(256, 1 << 20));
-  ask_cmd->add_option("--threads", ask.threads, "generation threads (0: all cores)")->capture_default_str();
-  ask_cmd->add_option("--openai-url", ask.openai_url, "OpenAI-compatible server, up to /v1 (e.g. http://127.0.0.1:8080/v1)");
-  ask_cmd->add_option("--openai-model", ask.openai_model, "model name to send to the server");
+  ask_cmd->add_option("--model", ask.backend.model, "GGUF file, or an installed model, for the llama back-end");
+  ask_cmd->add_option("--chat-template", ask.backend.chat_template, "llama.cpp built-in chat template (default: the model's own)");
+  ask_cmd->add_option("--context", ask.backend.context, "context tokens of the generator")->capture_default_str()->check(CLI::Range(256, 1 << 20));
+  ask_cmd->add_option("--threads", ask.backend.threads, "generation threads (0: all cores)")->capture_default_str();
+  ask_cmd->add_option("--openai-url", ask.backend.openai_url, "OpenAI-compatible server, up to /v1 (e.g. http://127.0.0.1:8080/v1)");
+  ask_cmd->add_option("--openai-model", ask.backend.openai_model, "model name to send to the server");
   ask_cmd->add_option("--openai-key-env", ask.openai_key_env, "environment variable holding the API key")->capture_default_str();
-  ask_cmd->add_option("--timeout-ms", ask.openai_timeout_ms, "server request timeout")->capture_default_str();
+  ask_cmd->add_option("--timeout-ms", ask.backend.openai_timeout_ms, "server request timeout")->capture_default_str();
   ask_cmd->add_option("--max-tokens", ask.max_tokens, "longest answer")->capture_default_str()->check(CLI::Range(1, 1 << 16));
   ask_cmd->add_option("--temperature", ask.temperature, "sampling temperature (0: greedy)")->capture_default_str();
   ask_cmd->add_option("--top-p", ask.top_p, "nucleus sampling")->capture_default_str();
@@ -105,6 +106,36 @@ int main(int argc, char** argv) {
   ask_cmd->add_option("--min-relevance", ask.min_relevance,
                       "below this question-source cosine the documents do not cover the question")->capture_default_str();
   ask_cmd->add_flag("--json", ask.json, "one JSON object: answer, backend, citations, sources, timings_ms");
+
+  kotae::cli::ServeOptions serve;
+  auto& server = serve.server;
+  auto* serve_cmd = app.add_subcommand("serve", "the HTTP API: collections, search, answers, OpenAI-compatible endpoints");
+  serve_cmd->add_option("--host", server.http.host, "address to listen on")->capture_default_str();
+  serve_cmd->add_option("--port", server.http.port, "port (0: any free one; the log says which)")->capture_default_str();
+  serve_cmd->add_option("--io-threads", server.http.io_threads, "threads reading and writing HTTP")->capture_default_str()->check(CLI::Range(1, 64));
+  serve_cmd->add_option("--workers", server.workers, "threads running requests")->capture_default_str()->check(CLI::Range(1, 1024));
+  serve_cmd->add_option("--max-queued", server.max_queued, "requests waiting for a worker before 503")->capture_default_str();
+  serve_cmd->add_option("--max-body-bytes", server.http.max_body_bytes, "largest request body (413 beyond)")->capture_default_str();
+  serve_cmd->add_option("--embedder", server.models.embedder, "embedding model loaded at start (default: all-minilm-l6-v2)");
+  serve_cmd->add_option("--rerank", server.models.reranker, "cross-encoder model to rerank with");
+  serve_cmd->add_option("--backend", server.models.backends.order, "answer back-ends in order: llama, openai, extractive");
+  serve_cmd->add_option("--model", server.models.backends.model, "GGUF file, or an installed model, for the llama back-end");
+  serve_cmd->add_option("--chat-template", server.models.backends.chat_template, "llama.cpp built-in chat template");
+  serve_cmd->add_option("--context", server.models.backends.context, "context tokens of the generator")->capture_default_str();
+  serve_cmd->add_option("--threads", server.models.backends.threads, "generation threads (0: all cores)")->capture_default_str();
+  serve_cmd->add_option("--openai-url", server.models.backends.openai_url, "OpenAI-compatible server, up to /v1");
+  serve_cmd->add_option("--openai-model", server.models.backends.openai_model, "model name to send to that server");
+  serve_cmd->add_option("--openai-key-env", serve.openai_key_env, "environment variable holding its API key")->capture_default_str();
+  serve_cmd->add_option("--shutdown-deadline", serve.shutdown_deadline_s, "seconds in-flight requests get at shutdown")->capture_default_str();
+  serve_cmd->add_flag("--allow-open", serve.allow_open, "listen beyond loopback without API keys");
+  serve_cmd->add_option("--api-keys", server.api_keys_file, "JSON file of API keys (hashed; see kotae keygen)");
+  kotae::cli::KeygenOptions keygen;
+  auto* keygen_cmd = app.add_subcommand("keygen", "a new API key for kotae serve, and its entry for the --api-keys file");
+  keygen_cmd->add_option("--tenant", keygen.tenant, "the tenant whose collections the key sees")->capture_default_str();
+  keygen_cmd->add_option("--name", keygen.name, "the key's name in logs and limits (default: the tenant)");
+  keygen_cmd->add_flag("--admin", keygen.admin, "may read /metrics and act for any tenant");
+  keygen_cmd->add_option("--rate", keygen.rate, "requests per second (0: unlimited)");
+  keygen_cmd->add_option("--burst", keygen.burst, "requests at once (default: the rate)");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -134,6 +165,12 @@ int main(int argc, char** argv) {
   if (ask_cmd->parsed()) {
     ask.data_dir = data_dir;
     return kotae::cli::run_ask(ask);
+  }
+  if (keygen_cmd->parsed()) return kotae::cli::run_keygen(keygen);
+  if (serve_cmd->parsed()) {
+    server.models.data_dir = data_dir;
+    server.models.backends.data_dir = data_dir;
+    return kotae::cli::run_serve(std::move(serve));
   }
   return 1;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/collection_access.h"
+#include "search/search_json.h"
 #include "search/hybrid_retriever.h"
 
 namespace kotae::cli {
@@ -87,34 +88,7 @@ int run_search(const SearchCommandOptions& options) {
   if (!result) return report_error(result.error());
 
   if (options.json) {
-    nlohmann::json hits = nlohmann::json::array();
-    for (std::size_t i = 0; i < result->hits.size(); ++i) {
-      const auto& h = result->hits[i];
-      nlohmann::json hit{{"rank", i + 1},
-                         {"score", h.score},
-                         {"chunk_id", h.chunk.id},
-                         {"document", h.document_path},
-                         {"title", h.document_title},
-                         {"format", h.document_format},
-                         {"page_first", h.chunk.page_first},
-                         {"page_last", h.chunk.page_last},
-                         {"heading_path", h.chunk.heading_path},
-                         {"span", {h.chunk.begin, h.chunk.end}},
-                         {"bm25_rank", h.bm25_rank},
-                         {"vector_rank", h.vector_rank},
-                         {"text", h.chunk.text}};
-      if (h.rerank_score) hit["rerank_score"] = *h.rerank_score;
-      hits.push_back(std::move(hit));
-    }
-    const auto& t = result->timing;
-    std::cout << nlohmann::json{{"query", options.query},
-                                {"mode", options.mode},
-                                {"hits", hits},
-                                {"timing_ms",
-                                 {{"embed", t.embed}, {"bm25", t.bm25}, {"vector", t.vector}, {"fuse", t.fuse},
-                                  {"rerank", t.rerank}, {"fetch", t.fetch}, {"total", t.total}}}}
-                     .dump(2)
-              << "\n";
+    std::cout << search::to_json(*result, options.query, search.mode).dump(2) << "\n";
     return 0;
   }
 

@@ -74,6 +74,8 @@ pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 find_package(LibXml2 REQUIRED)
 find_package(SQLite3 REQUIRED)
 find_package(CURL 7.88 REQUIRED)  # the OpenAI-compatible client (model/openai_chat_client)
+find_package(Boost 1.81 REQUIRED)  # Beast and Asio (header only): the HTTP server
+find_package(prometheus-cpp REQUIRED COMPONENTS core)  # /metrics (Debian's 1.0.1 declares no version)
 
 # Python with the pinned reference packages (tokenizers, onnxruntime, onnx), for tests that compare
 # against them. scripts/setup creates it from scripts/python/test.lock.

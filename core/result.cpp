@@ -6,6 +6,7 @@ const char* to_string(ErrorCode code) {
   switch (code) {
     case ErrorCode::invalid_argument: return "invalid_argument";
     case ErrorCode::not_found: return "not_found";
+    case ErrorCode::already_exists: return "already_exists";
     case ErrorCode::io: return "io";
     case ErrorCode::corrupt: return "corrupt";
     case ErrorCode::model: return "model";

@@ -11,6 +11,7 @@ namespace kotae {
 enum class ErrorCode {
   invalid_argument,  // the caller asked for something malformed
   not_found,         // a file, model or collection that does not exist
+  already_exists,    // creating something whose name is taken
   io,                // the operating system refused (permissions, disk full)
   corrupt,           // data that exists but fails a checksum or a format check
   model,             // a model that cannot be loaded or run

@@ -1,0 +1,28 @@
+#pragma once
+// `kotae serve`: the HTTP API (see docs/server.md). Logs are JSON lines on stderr; the first says
+// where it listens. SIGTERM or SIGINT shut it down gracefully: stop accepting, let requests in flight
+// finish within --shutdown-deadline, save, exit 0.
+
+#include "server/kotae_server.h"
+
+namespace kotae::cli {
+
+struct ServeOptions {
+  server::ServerOptions server;
+  std::string openai_key_env = "OPENAI_API_KEY";
+  double shutdown_deadline_s = 30;
+  bool allow_open = false;  // listen beyond loopback without API keys
+};
+
+int run_serve(ServeOptions options);
+
+// `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.
+struct KeygenOptions {
+  std::string tenant = "local";
+  std::string name;
+  bool admin = false;
+  double rate = 0, burst = 0;
+};
+int run_keygen(const KeygenOptions& options);
+
+}  // namespace kotae::cli

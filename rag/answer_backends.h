@@ -1,0 +1,46 @@
+#pragma once
+// The answer back-ends a command or the server was configured with, set up in order: a local GGUF model
+// (llama.cpp), an OpenAI-compatible server, extractive sentences. One that cannot be set up (model
+// missing, bad URL) stays in the list with the reason, so the pipeline reports why it fell back.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "model/llama_generator.h"
+#include "model/openai_chat_client.h"
+#include "rag/answer_pipeline.h"
+
+namespace kotae::rag {
+
+struct BackendSettings {
+  std::filesystem::path data_dir;
+  std::vector<std::string> order;  // llama, openai, extractive; empty: those configured, then extractive
+  std::string model;               // GGUF file, or a model in DATA/models with a "gguf" file
+  std::string chat_template;       // a llama.cpp built-in template name; empty: the model's own
+  int context = 4096;
+  int threads = 0;
+  std::string openai_url;
+  std::string openai_model;
+  std::string openai_api_key;
+  long openai_timeout_ms = 120000;
+};
+
+struct AnswerBackends {
+  std::unique_ptr<LlamaGenerator> llama;
+  std::unique_ptr<OpenAIChatClient> openai;
+  std::vector<AnswerBackend> order;
+
+  // The first back-end with a generator (plain chat needs one), or null.
+  Generator* first_generator() const;
+};
+
+// invalid_argument for an unknown back-end name; a back-end that cannot be set up is not an error.
+Result<AnswerBackends> set_up_backends(const BackendSettings& settings);
+
+// A GGUF path as given, or the "gguf" file of a model installed in DATA/models.
+Result<std::filesystem::path> find_gguf(const std::filesystem::path& data_dir, const std::string& model);
+
+}  // namespace kotae::rag

@@ -1,0 +1,58 @@
+#include "rag/answer_json.h"
+
+namespace kotae::rag {
+
+nlohmann::json to_json(const Citation& c) {
+  return {{"number", c.number},
+          {"chunk_id", c.chunk_id},
+          {"document", c.document},
+          {"title", c.title},
+          {"page", c.page ? nlohmann::json(c.page) : nlohmann::json(nullptr)},
+          {"start", c.start},
+          {"end", c.end},
+          {"text", c.text},
+          {"answer_start", c.answer_start},
+          {"answer_end", c.answer_end}};
+}
+
+nlohmann::json to_json(const Source& s) {
+  return {{"number", s.number},         {"chunk_id", s.chunk_id},   {"document", s.document},
+          {"title", s.title},           {"page_first", s.page_first}, {"page_last", s.page_last},
+          {"start", s.begin},           {"end", s.end},             {"relevance", s.relevance},
+          {"score", s.score},           {"heading_path", s.heading_path}, {"text", s.text}};
+}
+
+nlohmann::json to_json(const StageTimings& t) {
+  return {{"embed", t.embed},       {"retrieve", t.retrieve}, {"rerank", t.rerank}, {"prompt", t.prompt},
+          {"generate", t.generate}, {"first_token", t.first_token}, {"total", t.total}};
+}
+
+nlohmann::json sources_json(std::span<const Source> sources) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& s : sources) out.push_back(to_json(s));
+  return out;
+}
+
+nlohmann::json citations_json(std::span<const Citation> citations) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : citations) out.push_back(to_json(c));
+  return out;
+}
+
+nlohmann::json to_json(const Answer& a, std::string_view question) {
+  nlohmann::json fallbacks = nlohmann::json::array();
+  for (const auto& f : a.fallbacks) fallbacks.push_back({{"backend", f.backend}, {"error", f.error}});
+  return {{"question", question},
+          {"answer", a.text},
+          {"backend", a.backend},
+          {"covered", a.covered},
+          {"citations", citations_json(a.citations)},
+          {"sources", sources_json(a.sources)},
+          {"fallbacks", fallbacks},
+          {"timings_ms", to_json(a.timings)},
+          {"generation",
+           {{"prompt_tokens", a.generation.prompt_tokens}, {"reused_prompt_tokens", a.generation.reused_prompt_tokens},
+            {"generated_tokens", a.generation.generated_tokens}, {"finish_reason", a.generation.finish_reason}}}};
+}
+
+}  // namespace kotae::rag

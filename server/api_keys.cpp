@@ -1,0 +1,55 @@
+#include "server/api_keys.h"
+
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "core/sha256.h"
+#include "server/collection_registry.h"
+
+namespace kotae::server {
+
+bool valid_tenant(std::string_view t) {
+  return !t.empty() && t.size() <= 64 &&
+         t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string_view::npos;
+}
+
+Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) return make_error(ErrorCode::not_found, "cannot read the API key file " + file.string());
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  auto json = nlohmann::json::parse(text, nullptr, false);
+  auto bad = [&](const std::string& why) { return make_error(ErrorCode::invalid_argument, file.string() + ": " + why); };
+  if (json.is_discarded() || !json.is_object() || !json.contains("keys") || !json["keys"].is_array()) {
+    return bad("expected {\"keys\": [{\"name\", \"tenant\", \"sha256\", ...}]}");
+  }
+  ApiKeys keys;
+  for (const auto& k : json["keys"]) {
+    if (!k.is_object()) return bad("each key must be an object");
+    ApiKey key;
+    key.name = k.value("name", "");
+    key.admin = k.value("admin", false);
+    key.tenant = k.value("tenant", key.admin ? std::string(kLocalTenant) : "");
+    key.rate_per_second = k.value("rate_per_second", 0.0);
+    key.burst = k.value("burst", key.rate_per_second > 0 ? std::max(1.0, key.rate_per_second) : 0.0);
+    const std::string hash = k.value("sha256", "");
+    if (key.name.empty()) return bad("a key without a \"name\"");
+    if (!valid_tenant(key.tenant)) return bad("key '" + key.name + "' needs a \"tenant\" of letters, digits, '_' and '-'");
+    if (hash.size() != 64 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
+      return bad("key '" + key.name + "' needs \"sha256\": the key's SHA-256 in lower-case hex (kotae keygen prints it)");
+    }
+    if (key.rate_per_second < 0 || key.burst < 0) return bad("key '" + key.name + "' has a negative rate or burst");
+    if (!keys.by_hash_.emplace(hash, std::move(key)).second) return bad("two keys have the same hash");
+  }
+  return keys;
+}
+
+const ApiKey* ApiKeys::find(std::string_view presented) const {
+  if (presented.empty()) return nullptr;
+  // Looked up by hash: the time taken tells nothing about how much of a real key was guessed.
+  auto it = by_hash_.find(sha256_hex(presented));
+  return it == by_hash_.end() ? nullptr : &it->second;
+}
+
+}  // namespace kotae::server

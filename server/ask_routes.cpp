@@ -1,0 +1,163 @@
+// POST /v1/ask {question, collection, conversation_id?, backends?, k?, mode?, rerank?, filters?,
+//               min_relevance?, max_tokens?, temperature?, top_p?, seed?, stop?, stream?}
+// With "stream": true the answer comes as Server-Sent Events: sources, token..., (restart), citations,
+// timings, done (the whole answer); an error after the stream began is an "error" event.
+
+#include "rag/answer_cache.h"
+#include "rag/answer_json.h"
+#include "server/ask_request.h"
+#include "server/json_body.h"
+#include "server/search_request.h"
+
+namespace kotae::server {
+
+rag::AnswerOptions answer_options(const nlohmann::json& body, const ApiLimits& limits) {
+  rag::AnswerOptions options;
+  options.search = search_options(body, limits, 5);
+  options.min_relevance = number_field(body, "min_relevance", options.min_relevance, -1.0, 1.0);
+  auto& g = options.generation;
+  g.max_tokens = static_cast<int>(integer_field(body, "max_tokens", 512, 1, 32768));
+  g.temperature = static_cast<float>(number_field(body, "temperature", 0.2, 0.0, 2.0));
+  g.top_p = static_cast<float>(number_field(body, "top_p", 0.95, 0.0, 1.0));
+  if (auto seed = optional_integer(body, "seed", 0, 0xffffffffLL)) g.seed = static_cast<std::uint32_t>(*seed);
+  g.stop = strings_field(body, "stop", 8);
+  return options;
+}
+
+std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body, const rag::AnswerBackends& configured) {
+  const auto names = strings_field(body, "backends", 3);
+  if (names.empty()) return configured.order;
+  std::vector<rag::AnswerBackend> out;
+  for (const auto& name : names) {
+    const std::string internal = name == "llama" ? "llama.cpp" : name;
+    auto it = std::find_if(configured.order.begin(), configured.order.end(), [&](const auto& b) { return b.name == internal; });
+    if (it != configured.order.end()) {
+      out.push_back(*it);
+    } else if (name == "llama" || name == "openai" || name == "extractive") {
+      out.push_back({internal, nullptr, "not configured on this server"});
+    } else {
+      throw bad_request("unknown back-end '" + name + "' (llama, openai or extractive)");
+    }
+  }
+  return out;
+}
+
+namespace {
+
+struct AskCall {
+  std::string question;
+  std::shared_ptr<ServedCollection> collection;
+  std::string conversation_id;
+  std::shared_ptr<StoredConversation> conversation;
+  rag::AnswerOptions options;
+  std::vector<rag::AnswerBackend> backends;
+};
+
+AskCall read_ask(const nlohmann::json& body, const Call& call, ServerContext& context) {
+  AskCall ask;
+  ask.question = query_text(body, "question", context.limits);
+  ask.collection = value_or_throw(context.collections->get(call.tenant, string_field(body, "collection")));
+  ask.options = answer_options(body, context.limits);
+  ask.backends = requested_backends(body, context.models->backends());
+  ask.conversation_id = string_field(body, "conversation_id", "");
+  if (ask.conversation_id.empty()) {
+    std::tie(ask.conversation_id, ask.conversation) = context.conversations.create(call.tenant, ask.collection->name);
+  } else {
+    ask.conversation = context.conversations.find(ask.conversation_id, call.tenant);
+    if (!ask.conversation) throw ApiError{404, "not_found", "no conversation '" + ask.conversation_id + "' (it may have expired)"};
+    if (ask.conversation->collection != ask.collection->name) {
+      throw bad_request("conversation '" + ask.conversation_id + "' is about collection '" + ask.conversation->collection + "'");
+    }
+  }
+  return ask;
+}
+
+nlohmann::json error_json(const ApiError& e) { return {{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}}; }
+
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+}  // namespace
+
+void add_ask_routes(Router& router, ServerContext& context) {
+  router.add("POST", "/v1/ask", [&context](Call& call) {
+    const auto body = parse_json_object(call.request);
+    const bool stream = bool_field(body, "stream", false);
+    AskCall ask = read_ask(body, call, context);
+    rag::AnswerPipeline pipeline(*ask.collection->encoder, context.models->cross_encoder(), ask.backends);
+    std::lock_guard one_question(ask.conversation->mutex);
+    auto& conversation = ask.conversation->conversation;
+
+    // A first question may be answered from the cache (a follow-up depends on its conversation). The
+    // collection's generation is read before answering: a change meanwhile leaves the entry unreachable.
+    const bool cacheable = bool_field(body, "cache", true) && conversation.turns.empty();
+    std::string key;
+    std::optional<rag::Answer> cached;
+    if (cacheable) {
+      key = rag::answer_cache_key(call.tenant + "/" + ask.collection->name + "@" + std::to_string(ask.collection->generation.load()),
+                                  ask.question, ask.options, ask.backends);
+      cached = context.answer_cache.find(key);
+      context.metrics.cache_lookup(cached.has_value());
+    }
+    const std::string cache_state = !cacheable ? "off" : cached ? "hit" : "miss";
+    auto whole = [&](const rag::Answer& a) {
+      auto json = rag::to_json(a, ask.question);
+      json["conversation_id"] = ask.conversation_id;
+      json["collection"] = ask.collection->name;
+      json["cache"] = cache_state;
+      return json;
+    };
+    auto remember = [&](const rag::Answer& a) {
+      context.metrics.answer(a, cached.has_value());
+      if (cached) {
+        if (a.covered) conversation.turns.push_back({ask.question, a.text, a.sources});
+      } else if (cacheable && a.fallbacks.empty() && a.generation.finish_reason != "cancelled") {
+        context.answer_cache.put(key, a);  // not an answer a failing back-end degraded
+      }
+    };
+
+    if (!stream) {
+      auto answer = cached ? *cached
+                           : value_or_throw(pipeline.ask(ask.question, *ask.collection->store, ask.options, &conversation));
+      remember(answer);
+      auto response = json_response(200, whole(answer));
+      response.headers.emplace_back("X-Kotae-Cache", cache_state);
+      return call.responder->send(std::move(response));
+    }
+
+    auto& out = *call.responder;
+    out.begin_events({{"X-Kotae-Cache", cache_state}});
+    using Kind = rag::AnswerEvent::Kind;
+    auto sink = [&](const rag::AnswerEvent& e) {
+      switch (e.kind) {
+        case Kind::sources:
+          return out.event("sources", dump({{"conversation_id", ask.conversation_id}, {"sources", rag::sources_json(e.answer->sources)}}));
+        case Kind::token: return out.event("token", dump({{"text", e.token}}));
+        case Kind::restart: return out.event("restart", "{}");
+        case Kind::citations:
+          return out.event("citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
+        case Kind::timings: return out.event("timings", dump({{"timings_ms", rag::to_json(e.answer->timings)}}));
+        case Kind::done: return true;  // the whole answer follows
+      }
+      return true;
+    };
+    Result<rag::Answer> answer = make_error(ErrorCode::internal, "");
+    if (cached) {  // the same events, from the stored answer
+      answer = *cached;
+      sink({Kind::sources, {}, &*cached});
+      sink({Kind::token, cached->text, &*cached});
+      sink({Kind::citations, {}, &*cached});
+      sink({Kind::timings, {}, &*cached});
+    } else {
+      answer = pipeline.ask(ask.question, *ask.collection->store, ask.options, &conversation, sink);
+    }
+    if (!answer) {
+      out.event("error", dump(error_json(from_error(answer.error()))));
+    } else {
+      remember(*answer);
+      out.event("done", dump(whole(*answer)));
+    }
+    out.end_events();
+  });
+}
+
+}  // namespace kotae::server

@@ -1,0 +1,121 @@
+#include "server/collection_registry.h"
+
+#include "text/chunker.h"
+
+namespace kotae::server {
+
+namespace fs = std::filesystem;
+
+bool valid_name(const std::string& name) {
+  return !name.empty() && name.size() <= 100 && name[0] != '.' &&
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+}
+
+CollectionRegistry::CollectionRegistry(fs::path data_dir, ModelPool& models)
+    : data_dir_(std::move(data_dir)), models_(models) {}
+
+fs::path CollectionRegistry::root(const std::string& tenant) const {
+  return tenant == kLocalTenant ? data_dir_ / "collections" : data_dir_ / "tenants" / tenant / "collections";
+}
+
+Result<fs::path> CollectionRegistry::dir_of(const std::string& tenant, const std::string& name) const {
+  if (!valid_name(name)) {
+    return make_error(ErrorCode::invalid_argument,
+                      "collection name '" + name + "': use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100");
+  }
+  return root(tenant) / name;
+}
+
+Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const std::string& tenant,
+                                                                         const std::string& name) {
+  if (auto it = open_.find({tenant, name}); it != open_.end()) return it->second;
+  auto dir = dir_of(tenant, name);
+  if (!dir) return dir.error();
+  std::error_code ec;
+  if (!fs::exists(*dir / "kotae.db", ec)) {
+    return make_error(ErrorCode::not_found, "no collection '" + name + "' (create it with POST /v1/collections)");
+  }
+  auto store = store::Collection::open(*dir);
+  if (!store) return store.error();
+  auto served = std::make_shared<ServedCollection>();
+  served->tenant = tenant;
+  served->name = name;
+  const auto& id = (*store)->info().embedder_id;
+  served->embedder_model = id.substr(0, id.find('/'));  // "all-minilm-l6-v2/fp32" was built by all-minilm-l6-v2
+  auto encoder = models_.encoder(served->embedder_model);
+  if (!encoder) return encoder.error();
+  served->encoder = *encoder;
+  served->bulk_encoder = *models_.bulk_encoder(served->embedder_model);
+  served->store = std::move(*store);
+  open_[{tenant, name}] = served;
+  return served;
+}
+
+Result<std::shared_ptr<ServedCollection>> CollectionRegistry::get(const std::string& tenant, const std::string& name) {
+  std::lock_guard lock(mutex_);
+  return open_locked(tenant, name);
+}
+
+Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::string& tenant, const NewCollection& spec) {
+  std::lock_guard lock(mutex_);
+  auto dir = dir_of(tenant, spec.name);
+  if (!dir) return dir.error();
+  std::error_code ec;
+  if (open_.contains({tenant, spec.name}) || fs::exists(*dir / "kotae.db", ec)) {
+    return make_error(ErrorCode::already_exists, "a collection named '" + spec.name + "' exists already");
+  }
+  const std::string model = spec.embedder.empty() ? models_.default_embedder() : spec.embedder;
+  auto encoder = models_.encoder(model);
+  if (!encoder) return encoder.error();
+  text::ChunkerOptions chunking;
+  store::CollectionInfo info{(*encoder)->id(), (*encoder)->dimension(),
+                             spec.chunk_tokens ? spec.chunk_tokens : chunking.max_tokens,
+                             spec.chunk_tokens || spec.overlap_tokens ? spec.overlap_tokens : chunking.overlap_tokens};
+  auto store = store::Collection::open_or_create(*dir, info);
+  if (!store) return store.error();
+  auto served = std::make_shared<ServedCollection>();
+  served->tenant = tenant;
+  served->name = spec.name;
+  served->embedder_model = model;
+  served->encoder = *encoder;
+  served->bulk_encoder = *models_.bulk_encoder(model);
+  served->store = std::move(*store);
+  open_[{tenant, spec.name}] = served;
+  return served;
+}
+
+Result<std::vector<std::string>> CollectionRegistry::names(const std::string& tenant) const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  const fs::path dir = root(tenant);
+  if (!fs::exists(dir, ec)) return out;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const auto name = it->path().filename().string();
+    if (valid_name(name) && fs::exists(it->path() / "kotae.db")) out.push_back(name);
+  }
+  if (ec) return make_error(ErrorCode::io, "cannot list " + dir.string() + ": " + ec.message());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<void> CollectionRegistry::remove(const std::string& tenant, const std::string& name) {
+  std::shared_ptr<ServedCollection> served;
+  {
+    std::lock_guard lock(mutex_);
+    auto opened = open_locked(tenant, name);
+    if (!opened) return opened.error();
+    served = *opened;
+    open_.erase({tenant, name});
+  }
+  // Wait for a running ingestion; searches that still hold the collection keep their open files.
+  std::lock_guard writing(served->writer);
+  served->deleted = true;
+  served->generation++;
+  std::error_code ec;
+  const fs::path dir = served->store->dir();
+  fs::remove_all(dir, ec);
+  if (ec) return make_error(ErrorCode::io, "cannot delete " + dir.string() + ": " + ec.message());
+  return {};
+}
+
+}  // namespace kotae::server

@@ -1,0 +1,68 @@
+#pragma once
+// The collections the server has open, per tenant. The local tenant's collections are the CLI's
+// (DATA/collections/NAME); another tenant's live in DATA/tenants/TENANT/collections/NAME, so no name
+// a tenant can choose reaches another's. A collection is opened once and shared by every request.
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "server/model_pool.h"
+#include "store/collection.h"
+
+namespace kotae::server {
+
+inline constexpr const char* kLocalTenant = "local";
+
+struct ServedCollection {
+  std::string tenant;
+  std::string name;
+  std::unique_ptr<store::Collection> store;
+  std::shared_ptr<const Encoder> encoder;       // the collection's embedder, batched (queries)
+  std::shared_ptr<const Encoder> bulk_encoder;  // the same at bulk priority (ingestion)
+  std::string embedder_model;
+  std::mutex writer;                       // one ingestion or removal at a time
+  bool deleted = false;                    // set (under `writer`) when the collection is removed
+  std::atomic<std::uint64_t> generation{0};  // bumped by every change: cached answers name the one they saw
+};
+
+struct NewCollection {
+  std::string name;
+  std::string embedder;  // empty: the server's default
+  std::size_t chunk_tokens = 0;  // 0: the chunker's default
+  std::size_t overlap_tokens = 0;
+};
+
+class CollectionRegistry {
+ public:
+  CollectionRegistry(std::filesystem::path data_dir, ModelPool& models);
+
+  std::filesystem::path root(const std::string& tenant) const;
+  // not_found when there is none (and the message says how to create one).
+  Result<std::shared_ptr<ServedCollection>> get(const std::string& tenant, const std::string& name);
+  // already_exists when the name is taken.
+  Result<std::shared_ptr<ServedCollection>> create(const std::string& tenant, const NewCollection& spec);
+  Result<std::vector<std::string>> names(const std::string& tenant) const;
+  // Closes it and deletes its folder once no request uses it. not_found when there is none.
+  Result<void> remove(const std::string& tenant, const std::string& name);
+
+ private:
+  Result<std::filesystem::path> dir_of(const std::string& tenant, const std::string& name) const;
+  Result<std::shared_ptr<ServedCollection>> open_locked(const std::string& tenant, const std::string& name);
+
+  std::filesystem::path data_dir_;
+  ModelPool& models_;
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<ServedCollection>> open_;
+};
+
+// Letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters.
+bool valid_name(const std::string& name);
+
+}  // namespace kotae::server

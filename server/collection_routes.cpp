@@ -1,0 +1,110 @@
+// Collections and their documents:
+//   POST   /v1/collections                          create {name, embedder?, chunk_tokens?, overlap_tokens?}
+//   GET    /v1/collections                          list
+//   GET    /v1/collections/{name}                   describe
+//   DELETE /v1/collections/{name}                   delete, with everything in it
+//   GET    /v1/collections/{name}/documents         list documents
+//   DELETE /v1/collections/{name}/documents/{id}    remove one document
+
+#include <charconv>
+
+#include "server/json_body.h"
+#include "server/server_context.h"
+
+namespace kotae::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::uintmax_t folder_bytes(const fs::path& dir) {
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+nlohmann::json describe(const ServedCollection& c) {
+  const auto& info = c.store->info();
+  return {{"name", c.name},
+          {"object", "collection"},
+          {"embedder", c.embedder_model},
+          {"embedder_id", info.embedder_id},
+          {"dimension", info.dimension},
+          {"chunk_tokens", info.chunk_tokens},
+          {"overlap_tokens", info.overlap_tokens},
+          {"documents", c.store->document_count()},
+          {"chunks", c.store->chunk_count()},
+          {"size_bytes", folder_bytes(c.store->dir())}};
+}
+
+nlohmann::json describe(const store::DocumentRecord& d) {
+  return {{"id", d.id},         {"object", "document"},  {"path", d.path},     {"title", d.title},
+          {"format", d.format}, {"size_bytes", d.size},  {"sha256", d.sha256}, {"chunks", d.chunk_count},
+          {"metadata", nlohmann::json::parse(d.metadata_json, nullptr, false, true)}};
+}
+
+std::int64_t document_id(const std::string& text) {
+  std::int64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size() || id <= 0) throw bad_request("document id '" + text + "' is not a positive integer");
+  return id;
+}
+
+}  // namespace
+
+void add_collection_routes(Router& router, ServerContext& context) {
+  router.add("POST", "/v1/collections", [&context](Call& call) {
+    const auto body = parse_json_object(call.request);
+    NewCollection spec;
+    spec.name = string_field(body, "name");
+    spec.embedder = string_field(body, "embedder", "");
+    spec.chunk_tokens = static_cast<std::size_t>(integer_field(body, "chunk_tokens", 0, 16, 8192));
+    spec.overlap_tokens = static_cast<std::size_t>(integer_field(body, "overlap_tokens", 0, 0, 4096));
+    if (spec.chunk_tokens && spec.overlap_tokens * 2 >= spec.chunk_tokens) throw bad_request("'overlap_tokens' must be less than half of 'chunk_tokens'");
+    auto created = value_or_throw(context.collections->create(call.tenant, spec));
+    call.responder->send(json_response(201, describe(*created)));
+  });
+
+  router.add("GET", "/v1/collections", [&context](Call& call) {
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto& name : value_or_throw(context.collections->names(call.tenant))) {
+      auto opened = context.collections->get(call.tenant, name);
+      if (opened) data.push_back(describe(**opened));  // one that cannot be opened now is left out of the list
+    }
+    call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
+  });
+
+  router.add("GET", "/v1/collections/{name}", [&context](Call& call) {
+    auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
+    call.responder->send(json_response(200, describe(*c)));
+  });
+
+  router.add("DELETE", "/v1/collections/{name}", [&context](Call& call) {
+    const auto& name = call.request.path_params.at("name");
+    ok_or_throw(context.collections->remove(call.tenant, name));
+    call.responder->send(json_response(200, {{"name", name}, {"object", "collection"}, {"deleted", true}}));
+  });
+
+  router.add("GET", "/v1/collections/{name}/documents", [&context](Call& call) {
+    auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
+    nlohmann::json data = nlohmann::json::array();
+    for (const auto& d : value_or_throw(c->store->documents())) data.push_back(describe(d));
+    call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
+  });
+
+  router.add("DELETE", "/v1/collections/{name}/documents/{id}", [&context](Call& call) {
+    auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
+    const auto id = document_id(call.request.path_params.at("id"));
+    std::lock_guard writing(c->writer);
+    auto document = value_or_throw(c->store->document(id));
+    if (!document) throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
+    value_or_throw(c->store->remove_document(document->path));
+    ok_or_throw(c->store->save_vector_index());
+    c->generation++;
+    call.responder->send(json_response(200, {{"id", id}, {"object", "document"}, {"deleted", true}}));
+  });
+}
+
+}  // namespace kotae::server

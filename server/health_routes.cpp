@@ -1,0 +1,39 @@
+// GET /healthz (the process answers), GET /readyz (models loaded and warmed up), GET /metrics
+// (Prometheus), GET /openapi.json.
+
+#include "server/api_error.h"
+#include "server/openapi_document.h"
+#include "server/server_context.h"
+
+namespace kotae::server {
+
+void add_health_routes(Router& router, ServerContext& context) {
+  const RouteOptions open{.quick = true, .access = Access::open};
+  router.add("GET", "/healthz", [](Call& call) { call.responder->send(json_response(200, {{"status", "ok"}})); }, open);
+
+  router.add("GET", "/readyz", [&context](Call& call) {
+    if (!context.ready.load()) return call.responder->send(json_response(503, {{"status", "loading"}}));
+    nlohmann::json embedders = nlohmann::json::array(), backends = nlohmann::json::array();
+    for (const auto& e : context.models->embedders()) embedders.push_back({{"model", e.model}, {"id", e.id}, {"provider", e.provider}});
+    for (const auto& b : context.models->backends().order) {
+      backends.push_back({{"name", b.name}, {"available", b.name == "extractive" || b.generator != nullptr},
+                          {"reason", b.unavailable}});
+    }
+    call.responder->send(json_response(200, {{"status", "ready"}, {"embedders", embedders}, {"backends", backends}}));
+  }, open);
+
+  router.add("GET", "/metrics", [&context](Call& call) {
+    // Queue gauges are read now, not when something last changed them.
+    if (context.work) context.metrics.set_work_queue(context.work->queued(), context.work->busy());
+    if (context.ready.load()) {
+      for (const auto& e : context.models->embedders()) context.metrics.set_batch_queue(e.model, e.queue_depth);
+    }
+    call.responder->send({200, "text/plain; version=0.0.4; charset=utf-8", context.metrics.text(), {}});
+  }, {.quick = true, .access = Access::admin});
+
+  router.add("GET", "/openapi.json", [](Call& call) {
+    call.responder->send({200, "application/json", std::string(openapi_document()), {}});
+  }, open);
+}
+
+}  // namespace kotae::server

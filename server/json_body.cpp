@@ -1,0 +1,89 @@
+#include "server/json_body.h"
+
+#include <cmath>
+
+namespace kotae::server {
+namespace {
+
+const nlohmann::json* find(const nlohmann::json& body, const char* name) {
+  const auto it = body.find(name);
+  return it == body.end() || it->is_null() ? nullptr : &*it;
+}
+
+[[noreturn]] void wrong(const char* name, const char* expected) {
+  throw bad_request(std::string("'") + name + "' must be " + expected);
+}
+
+}  // namespace
+
+nlohmann::json parse_json_object(const HttpRequest& request, bool allow_empty) {
+  if (request.body.empty() && allow_empty) return nlohmann::json::object();
+  // Any declared type is read as JSON (curl -d says form-urlencoded), except a form upload.
+  if (request.header("content-type").starts_with("multipart/")) {
+    throw ApiError{415, "unsupported_media_type", "this endpoint takes a JSON body, not a multipart form"};
+  }
+  auto body = nlohmann::json::parse(request.body, nullptr, false);
+  if (body.is_discarded()) throw bad_request("the request body is not valid JSON");
+  if (!body.is_object()) throw bad_request("the request body must be a JSON object");
+  return body;
+}
+
+std::string string_field(const nlohmann::json& body, const char* name) {
+  const auto* v = find(body, name);
+  if (!v) throw bad_request(std::string("'") + name + "' is required");
+  if (!v->is_string()) wrong(name, "a string");
+  return v->get<std::string>();
+}
+
+std::string string_field(const nlohmann::json& body, const char* name, const std::string& fallback) {
+  return find(body, name) ? string_field(body, name) : fallback;
+}
+
+bool bool_field(const nlohmann::json& body, const char* name, bool fallback) {
+  const auto* v = find(body, name);
+  if (!v) return fallback;
+  if (!v->is_boolean()) wrong(name, "true or false");
+  return v->get<bool>();
+}
+
+double number_field(const nlohmann::json& body, const char* name, double fallback, double min, double max) {
+  const auto* v = find(body, name);
+  if (!v) return fallback;
+  if (!v->is_number()) wrong(name, "a number");
+  const double x = v->get<double>();
+  if (!std::isfinite(x) || x < min || x > max) {
+    throw bad_request(std::string("'") + name + "' must be between " + std::to_string(min) + " and " + std::to_string(max));
+  }
+  return x;
+}
+
+std::optional<long long> optional_integer(const nlohmann::json& body, const char* name, long long min, long long max) {
+  const auto* v = find(body, name);
+  if (!v) return std::nullopt;
+  if (!v->is_number_integer()) wrong(name, "an integer");
+  const long long x = v->get<long long>();
+  if (x < min || x > max) {
+    throw bad_request(std::string("'") + name + "' must be between " + std::to_string(min) + " and " + std::to_string(max));
+  }
+  return x;
+}
+
+long long integer_field(const nlohmann::json& body, const char* name, long long fallback, long long min, long long max) {
+  return optional_integer(body, name, min, max).value_or(fallback);
+}
+
+std::vector<std::string> strings_field(const nlohmann::json& body, const char* name, std::size_t max_items) {
+  const auto* v = find(body, name);
+  if (!v) return {};
+  if (v->is_string()) return {v->get<std::string>()};
+  if (!v->is_array()) wrong(name, "a string or a list of strings");
+  if (v->size() > max_items) throw bad_request(std::string("'") + name + "' has more than " + std::to_string(max_items) + " items");
+  std::vector<std::string> out;
+  for (const auto& item : *v) {
+    if (!item.is_string()) wrong(name, "a string or a list of strings");
+    out.push_back(item.get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace kotae::server

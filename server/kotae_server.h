@@ -1,0 +1,50 @@
+#pragma once
+// `kotae serve`: the HTTP server, the API routes, the models and collections behind them. Start-up
+// listens first (so /healthz and /readyz answer while models load), then loads and warms up the
+// models; shutdown stops accepting, lets requests in flight finish within a deadline, then closes.
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "core/result.h"
+#include "server/http_server.h"
+#include "server/model_pool.h"
+#include "server/router.h"
+#include "server/server_context.h"
+
+namespace kotae::server {
+
+struct ServerOptions {
+  HttpServerOptions http;
+  ModelPoolOptions models;
+  ApiLimits limits;
+  std::size_t workers = 16;      // threads running handlers (most wait on batchers or a generator)
+  std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
+  std::size_t ingest_threads = 1;
+  std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant  // ingestion jobs run at once (each holds its collection's writer lock)
+};
+
+class KotaeServer {
+ public:
+  // Listening when it returns; the models load in the background (see wait_until_ready).
+  static Result<std::unique_ptr<KotaeServer>> start(const ServerOptions& options);
+  ~KotaeServer();
+
+  unsigned short port() const;
+  // Blocks until the models are loaded (or failed to load: the error).
+  Result<void> wait_until_ready();
+  void shutdown(std::chrono::milliseconds deadline);
+
+ private:
+  KotaeServer() = default;
+  void handle(HttpRequest request, std::shared_ptr<Responder> responder);
+  // Sets the call's tenant from its API key; the refusal (401, 403, 429) when there is one.
+  std::optional<HttpResponse> authenticate(Call& call, Access access);
+
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace kotae::server

@@ -1,0 +1,72 @@
+#include "server/model_pool.h"
+
+#include "core/paths.h"
+#include "model/cross_encoder.h"
+#include "model/embedding_reranker.h"
+#include "model/sentence_encoder.h"
+
+namespace kotae::server {
+
+Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& options) {
+  std::unique_ptr<ModelPool> pool(new ModelPool());
+  pool->data_dir_ = options.data_dir;
+  pool->policy_ = options.batch;
+  pool->on_embedder_ = options.on_embedder;
+  pool->default_embedder_ = options.embedder.empty() ? kDefaultEmbeddingModel : options.embedder;
+  auto encoder = pool->encoder(pool->default_embedder_);
+  if (!encoder) return encoder.error();
+  pool->embedding_reranker_ = std::make_unique<EmbeddingReranker>(*encoder);
+  if (!options.reranker.empty()) {
+    auto cross = CrossEncoder::load(models_dir(options.data_dir) / options.reranker);
+    if (!cross) return cross.error();
+    pool->cross_encoder_ = std::move(*cross);
+    const std::string warm[] = {"warm-up passage"};
+    if (auto scored = pool->cross_encoder_->score("warm-up", warm); !scored) return scored.error();
+  }
+  auto backends = rag::set_up_backends(options.backends);
+  if (!backends) return backends.error();
+  pool->backends_ = std::move(*backends);
+  return pool;
+}
+
+Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model) {
+  if (auto it = embedders_.find(model); it != embedders_.end()) return &it->second;
+  if (model.empty() || model.find('/') != std::string::npos || model.starts_with(".")) {
+    return make_error(ErrorCode::invalid_argument, "'" + model + "' is not a model name");
+  }
+  auto loaded = SentenceEncoder::load(models_dir(data_dir_) / model);
+  if (!loaded) return loaded.error();
+  Loaded entry;
+  entry.model = std::shared_ptr<const Encoder>(std::move(*loaded));
+  // Warm-up: the first run allocates and optimises; no request should pay for it.
+  const std::string warm[] = {"warm-up"};
+  if (auto vectors = entry.model->embed(warm); !vectors) return vectors.error();
+  entry.batcher = std::make_shared<batch::EncoderBatcher>(entry.model, policy_);
+  if (on_embedder_) entry.batcher->set_observer(on_embedder_(model, entry.model->provider()));
+  entry.batched = std::make_shared<batch::BatchedEncoder>(entry.model, entry.batcher, batch::Priority::interactive);
+  entry.bulk = std::make_shared<batch::BatchedEncoder>(entry.model, entry.batcher, batch::Priority::bulk);
+  return &embedders_.emplace(model, std::move(entry)).first->second;
+}
+
+Result<std::shared_ptr<const Encoder>> ModelPool::encoder(const std::string& model) {
+  std::lock_guard lock(mutex_);  // held while loading: two requests must not load the same model twice
+  auto loaded = load_locked(model);
+  if (!loaded) return loaded.error();
+  return (*loaded)->batched;
+}
+
+Result<std::shared_ptr<const Encoder>> ModelPool::bulk_encoder(const std::string& model) {
+  std::lock_guard lock(mutex_);
+  auto loaded = load_locked(model);
+  if (!loaded) return loaded.error();
+  return (*loaded)->bulk;
+}
+
+std::vector<EmbedderStatus> ModelPool::embedders() const {
+  std::lock_guard lock(mutex_);
+  std::vector<EmbedderStatus> out;
+  for (const auto& [name, e] : embedders_) out.push_back({name, e.model->id(), e.model->provider(), e.batcher->queue_depth()});
+  return out;
+}
+
+}  // namespace kotae::server

@@ -1,0 +1,75 @@
+#pragma once
+// The models the server runs, loaded once and shared by every request: embedding models (each behind
+// its dynamic batcher, so concurrent requests share batches), the reranker and the answer back-ends.
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "batch/batched_encoder.h"
+#include "core/result.h"
+#include "model/reranker.h"
+#include "rag/answer_backends.h"
+
+namespace kotae::server {
+
+struct ModelPoolOptions {
+  std::filesystem::path data_dir;
+  std::string embedder;  // loaded and warmed up at start; empty: the default embedding model
+  std::string reranker;  // a cross-encoder in DATA/models; empty: none (POST /v1/rerank uses cosine)
+  rag::BackendSettings backends;
+  batch::BatchPolicy batch;
+  // Told of each embedding model as it loads: its batcher reports to the observer returned.
+  std::function<std::shared_ptr<batch::BatchObserver>(const std::string& model, const std::string& provider)> on_embedder;
+};
+
+struct EmbedderStatus {
+  std::string model;
+  std::string id;
+  std::string provider;
+  std::size_t queue_depth = 0;
+};
+
+class ModelPool {
+ public:
+  static Result<std::unique_ptr<ModelPool>> load(const ModelPoolOptions& options);
+
+  // The batched encoder of an installed embedding model; loaded (and warmed up) on first use.
+  Result<std::shared_ptr<const Encoder>> encoder(const std::string& model);
+  // The same model and batcher at bulk priority (ingestion): interactive requests go first in a batch.
+  Result<std::shared_ptr<const Encoder>> bulk_encoder(const std::string& model);
+  const std::string& default_embedder() const { return default_embedder_; }
+  // The cross-encoder, or null when none is configured.
+  const Reranker* cross_encoder() const { return cross_encoder_.get(); }
+  // What POST /v1/rerank scores with: the cross-encoder, else cosine over the default embedder.
+  const Reranker& reranker() const { return cross_encoder_ ? *cross_encoder_ : *embedding_reranker_; }
+  const rag::AnswerBackends& backends() const { return backends_; }
+  std::vector<EmbedderStatus> embedders() const;
+
+ private:
+  ModelPool() = default;
+
+  struct Loaded {
+    std::shared_ptr<const Encoder> model;
+    std::shared_ptr<batch::EncoderBatcher> batcher;
+    std::shared_ptr<const Encoder> batched;
+    std::shared_ptr<const Encoder> bulk;
+  };
+  Result<const Loaded*> load_locked(const std::string& model);
+
+  std::filesystem::path data_dir_;
+  batch::BatchPolicy policy_;
+  std::function<std::shared_ptr<batch::BatchObserver>(const std::string&, const std::string&)> on_embedder_;
+  std::string default_embedder_;
+  mutable std::mutex mutex_;
+  std::map<std::string, Loaded> embedders_;
+  std::unique_ptr<Reranker> cross_encoder_;
+  std::unique_ptr<Reranker> embedding_reranker_;
+  rag::AnswerBackends backends_;
+};
+
+}  // namespace kotae::server

@@ -1,0 +1,240 @@
+// The OpenAI-compatible API, so existing clients (the openai packages, LangChain, LlamaIndex) work:
+//   POST /v1/embeddings         {input: string | [string], model?, encoding_format?: float | base64}
+//   GET  /v1/models
+//   POST /v1/chat/completions   plain chat with the configured generator, or, when the request names
+//                               a "collection", a grounded answer with its citations (in "kotae")
+
+#include <openssl/evp.h>
+
+#include <chrono>
+
+#include "rag/answer_json.h"
+#include "server/ask_request.h"
+#include "server/json_body.h"
+
+namespace kotae::server {
+namespace {
+
+std::string base64_floats(std::span<const float> values) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());  // little-endian, as OpenAI's clients read
+  const int n = static_cast<int>(values.size_bytes());
+  std::string out(static_cast<std::size_t>(4 * ((n + 2) / 3)), '\0');
+  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), bytes, n);
+  out.resize(static_cast<std::size_t>(written));
+  return out;
+}
+
+long long unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+
+// "content" is a string, or a list of parts of which the text ones count.
+std::string message_text(const nlohmann::json& message) {
+  const auto it = message.find("content");
+  if (it == message.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (!it->is_array()) throw bad_request("a message's 'content' must be a string or a list of parts");
+  std::string text;
+  for (const auto& part : *it) {
+    if (!part.is_object()) throw bad_request("a message's content parts must be objects");
+    if (part.value("type", "") != "text") throw bad_request("only text content parts are supported");
+    if (!text.empty()) text += "\n";
+    text += string_field(part, "text");
+  }
+  return text;
+}
+
+std::vector<ChatMessage> read_messages(const nlohmann::json& body) {
+  const auto it = body.find("messages");
+  if (it == body.end() || !it->is_array() || it->empty()) throw bad_request("'messages' must be a non-empty list");
+  std::vector<ChatMessage> messages;
+  for (const auto& m : *it) {
+    if (!m.is_object()) throw bad_request("each message must be an object with 'role' and 'content'");
+    auto role = string_field(m, "role");
+    if (role == "developer") role = "system";
+    if (role != "system" && role != "user" && role != "assistant") {
+      throw bad_request("message role '" + role + "' is not supported (system, user or assistant)");
+    }
+    messages.push_back({role, message_text(m)});
+  }
+  return messages;
+}
+
+// OpenAI's finish reasons: "stop" or "length".
+std::string finish_reason(const std::string& ours) { return ours == "length" ? "length" : "stop"; }
+
+struct Completion {
+  std::string id = random_id("chatcmpl-");
+  long long created = unix_now();
+  std::string model;
+
+  nlohmann::json chunk(nlohmann::json delta, const nlohmann::json& finish = nullptr) const {
+    return {{"id", id},     {"object", "chat.completion.chunk"}, {"created", created}, {"model", model},
+            {"choices", nlohmann::json::array({{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", finish}}})}};
+  }
+  nlohmann::json whole(const std::string& text, const std::string& finish, const GenerationStats& stats) const {
+    return {{"id", id},
+            {"object", "chat.completion"},
+            {"created", created},
+            {"model", model},
+            {"choices", nlohmann::json::array({{{"index", 0},
+                                                {"message", {{"role", "assistant"}, {"content", text}}},
+                                                {"finish_reason", finish_reason(finish)}}})},
+            {"usage", {{"prompt_tokens", stats.prompt_tokens}, {"completion_tokens", stats.generated_tokens},
+                       {"total_tokens", stats.prompt_tokens + stats.generated_tokens}}}};
+  }
+};
+
+void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, const std::vector<ChatMessage>& messages,
+                bool stream, Completion& completion) {
+  Generator* generator = context.models->backends().first_generator();
+  if (!generator) {
+    throw ApiError{400, "no_generator",
+                   "this server has no generator for plain chat (start it with --model or --openai-url); name a "
+                   "\"collection\" for a grounded answer, which the extractive back-end can give"};
+  }
+  const auto options = answer_options(body, context.limits).generation;
+  if (!stream) {
+    auto generated = value_or_throw(generator->generate(messages, options));
+    return call.responder->send(json_response(200, completion.whole(generated.text, generated.stats.finish_reason, generated.stats)));
+  }
+  auto& out = *call.responder;
+  out.begin_events();
+  out.event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
+  auto generated = generator->generate(messages, options, [&](std::string_view piece) {
+    return out.event("", dump(completion.chunk({{"content", piece}})));
+  });
+  if (!generated) {
+    const auto e = from_error(generated.error());
+    out.event("", dump({{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}}));
+  } else {
+    out.event("", dump(completion.chunk(nlohmann::json::object(), finish_reason(generated->stats.finish_reason))));
+  }
+  out.event("", "[DONE]");
+  out.end_events();
+}
+
+// The last user message is the question; earlier user/assistant pairs are the conversation.
+void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& body, const std::vector<ChatMessage>& messages,
+                   bool stream, Completion& completion) {
+  if (messages.back().role != "user") throw bad_request("the last message must be the user's question");
+  const auto& question = messages.back().content;
+  if (question.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_request("the question is empty");
+  auto collection = value_or_throw(context.collections->get(call.tenant, string_field(body, "collection")));
+  rag::Conversation conversation;
+  for (std::size_t i = 0; i + 1 < messages.size(); ++i) {
+    if (messages[i].role == "user" && messages[i + 1].role == "assistant") {
+      conversation.turns.push_back({messages[i].content, messages[i + 1].content, {}});
+    }
+  }
+  const auto options = answer_options(body, context.limits);
+  rag::AnswerPipeline pipeline(*collection->encoder, context.models->cross_encoder(),
+                               requested_backends(body, context.models->backends()));
+  auto kotae_part = [&](const rag::Answer& a) {
+    return nlohmann::json{{"backend", a.backend}, {"covered", a.covered}, {"collection", collection->name},
+                          {"citations", rag::citations_json(a.citations)}, {"sources", rag::sources_json(a.sources)},
+                          {"timings_ms", rag::to_json(a.timings)}};
+  };
+  if (!stream) {
+    auto answer = value_or_throw(pipeline.ask(question, *collection->store, options, &conversation));
+    auto json = completion.whole(answer.text, answer.generation.finish_reason, answer.generation);
+    json["choices"][0]["message"]["citations"] = rag::citations_json(answer.citations);
+    json["kotae"] = kotae_part(answer);
+    return call.responder->send(json_response(200, json));
+  }
+  auto& out = *call.responder;
+  out.begin_events();
+  out.event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
+  using Kind = rag::AnswerEvent::Kind;
+  auto answer = pipeline.ask(question, *collection->store, options, &conversation, [&](const rag::AnswerEvent& e) {
+    if (e.kind == Kind::token) return out.event("", dump(completion.chunk({{"content", e.token}})));
+    if (e.kind == Kind::restart) {  // a back-end failed mid-answer: clients should drop what they showed
+      auto chunk = completion.chunk(nlohmann::json::object());
+      chunk["kotae"] = {{"restart", true}};
+      return out.event("", dump(chunk));
+    }
+    return true;
+  });
+  if (!answer) {
+    const auto e = from_error(answer.error());
+    out.event("", dump({{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}}));
+  } else {
+    auto last = completion.chunk(nlohmann::json::object(), finish_reason(answer->generation.finish_reason));
+    last["kotae"] = kotae_part(*answer);
+    out.event("", dump(last));
+  }
+  out.event("", "[DONE]");
+  out.end_events();
+}
+
+}  // namespace
+
+void add_openai_routes(Router& router, ServerContext& context) {
+  router.add("POST", "/v1/embeddings", [&context](Call& call) {
+    const auto body = parse_json_object(call.request);
+    const auto input = body.find("input");
+    if (input == body.end() || input->is_null()) throw bad_request("'input' is required");
+    if ((input->is_array() && !input->empty() && !(*input)[0].is_string()) || input->is_number_integer()) {
+      throw bad_request("'input' must be text (a string or a list of strings); token ids are not supported");
+    }
+    const auto texts = strings_field(body, "input", context.limits.max_embedding_inputs);
+    if (texts.empty()) throw bad_request("'input' is empty");
+    const std::string model = string_field(body, "model", context.models->default_embedder());
+    const std::string format = string_field(body, "encoding_format", "float");
+    if (format != "float" && format != "base64") throw bad_request("'encoding_format' must be float or base64");
+    if (body.contains("dimensions") && !body["dimensions"].is_null()) throw bad_request("'dimensions' is not supported: the model's vectors have a fixed size");
+    auto encoder = context.models->encoder(model);
+    if (!encoder) {
+      if (encoder.error().code == ErrorCode::not_found) throw ApiError{404, "model_not_found", "no embedding model '" + model + "' on this server"};
+      throw from_error(encoder.error());
+    }
+    std::vector<text::Encoding> encodings;
+    std::size_t tokens = 0;
+    for (const auto& t : texts) {
+      encodings.push_back((*encoder)->tokenize(t));
+      tokens += encodings.back().size();
+    }
+    const auto vectors = value_or_throw((*encoder)->embed_encoded(encodings));
+    nlohmann::json data = nlohmann::json::array();
+    for (std::size_t i = 0; i < vectors.size(); ++i) {
+      nlohmann::json item{{"object", "embedding"}, {"index", i}};
+      if (format == "base64") {
+        item["embedding"] = base64_floats(vectors.row(i));
+      } else {
+        item["embedding"] = vectors.row_copy(i);
+      }
+      data.push_back(std::move(item));
+    }
+    call.responder->send(json_response(200, {{"object", "list"}, {"data", data}, {"model", model},
+                                             {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}}));
+  });
+
+  router.add("GET", "/v1/models", [&context](Call& call) {
+    nlohmann::json data = nlohmann::json::array();
+    auto add = [&](const std::string& id, const std::string& kind) {
+      data.push_back({{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", "kotae"}, {"kind", kind}});
+    };
+    for (const auto& e : context.models->embedders()) add(e.model, "embedding");
+    if (const auto* cross = context.models->cross_encoder()) add(cross->id(), "rerank");
+    for (const auto& b : context.models->backends().order) {
+      if (b.generator) add(b.generator->id(), "chat");
+    }
+    call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
+  });
+
+  router.add("POST", "/v1/chat/completions", [&context](Call& call) {
+    const auto body = parse_json_object(call.request);
+    const auto messages = read_messages(body);
+    const bool stream = bool_field(body, "stream", false);
+    Completion completion;
+    completion.model = string_field(body, "model", "kotae");
+    nlohmann::json options = body;
+    if (body.contains("max_completion_tokens") && !body.contains("max_tokens")) options["max_tokens"] = body["max_completion_tokens"];
+    if (body.contains("collection") && !body["collection"].is_null()) return grounded_chat(call, context, options, messages, stream, completion);
+    plain_chat(call, context, options, messages, stream, completion);
+  });
+}
+
+}  // namespace kotae::server

@@ -1,0 +1,61 @@
+#include "server/router.h"
+
+#include <map>
+
+namespace kotae::server {
+namespace {
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at < path.size()) {
+    const auto slash = path.find('/', at);
+    const auto end = slash == std::string::npos ? path.size() : slash;
+    if (end > at) out.push_back(path.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
+
+bool is_param(const std::string& segment) { return segment.size() > 2 && segment.front() == '{' && segment.back() == '}'; }
+
+bool matches(const std::vector<std::string>& pattern, const std::vector<std::string>& path,
+             std::map<std::string, std::string>* params) {
+  if (pattern.size() != path.size()) return false;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (is_param(pattern[i])) {
+      if (params) (*params)[pattern[i].substr(1, pattern[i].size() - 2)] = path[i];
+    } else if (pattern[i] != path[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void Router::add(std::string method, std::string pattern, Handler handler, RouteOptions options) {
+  auto segments = split_path(pattern);
+  routes_.push_back({std::move(method), std::move(pattern), std::move(segments), std::move(handler), options});
+}
+
+Router::Match Router::match(HttpRequest& request) const {
+  Match result;
+  const auto path = split_path(request.path);
+  for (const auto& route : routes_) {
+    if (!matches(route.segments, path, nullptr)) continue;
+    if (route.method == request.method || (request.method == "HEAD" && route.method == "GET")) {
+      matches(route.segments, path, &request.path_params);
+      result.handler = &route.handler;
+      result.options = route.options;
+      result.pattern = route.pattern;
+      return result;
+    }
+    result.path_known = true;
+    if (!result.allowed.empty()) result.allowed += ", ";
+    result.allowed += route.method;
+  }
+  return result;
+}
+
+}  // namespace kotae::server

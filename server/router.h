@@ -1,0 +1,58 @@
+#pragma once
+// Maps a method and a path to a handler. Patterns are literal segments and {name} segments, e.g.
+// "/v1/collections/{name}/documents"; a {name} matches one non-empty segment.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "server/http_message.h"
+
+namespace kotae::server {
+
+// One request on its way through the API: who asked (the tenant their key belongs to) and how to answer.
+struct Call {
+  HttpRequest request;
+  std::shared_ptr<Responder> responder;
+  std::string tenant;
+  bool admin = false;
+};
+
+using Handler = std::function<void(Call& call)>;
+
+// Who may call a route when the server has API keys: anyone (health, the API's description), any key
+// (its tenant's data), or an admin key (metrics).
+enum class Access { open, tenant, admin };
+
+struct RouteOptions {
+  bool quick = false;  // answered on the I/O thread (cheap, never blocks); else on the work pool
+  Access access = Access::tenant;
+};
+
+class Router {
+ public:
+  void add(std::string method, std::string pattern, Handler handler, RouteOptions options = {});
+
+  struct Match {
+    const Handler* handler = nullptr;  // null: no route
+    RouteOptions options;
+    std::string pattern;               // the matched route's pattern, e.g. "/v1/jobs/{id}"
+    bool path_known = false;           // the path matched with another method (405, not 404)
+    std::string allowed;               // the methods the path has, for the Allow header
+  };
+  // Fills request.path_params on a match.
+  Match match(HttpRequest& request) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::string pattern;
+    std::vector<std::string> segments;
+    Handler handler;
+    RouteOptions options;
+  };
+  std::vector<Route> routes_;
+};
+
+}  // namespace kotae::server

@@ -1,0 +1,48 @@
+#pragma once
+// What the API handlers share: the models, the open collections, the conversations, and the limits the
+// server was started with. The models arrive after start-up (readiness); handlers that need them run
+// only once `ready` is set.
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "rag/answer_cache.h"
+#include "server/collection_registry.h"
+#include "server/conversation_store.h"
+#include "server/ingest_jobs.h"
+#include "server/model_pool.h"
+#include "server/server_metrics.h"
+#include "server/work_pool.h"
+#include "server/router.h"
+
+namespace kotae::server {
+
+struct ApiLimits {
+  std::size_t max_embedding_inputs = 2048;    // items in one POST /v1/embeddings
+  std::size_t max_rerank_documents = 1000;
+  std::size_t max_query_bytes = 16 * 1024;    // a question or a search query
+  std::size_t max_k = 100;                    // hits per search
+};
+
+struct ServerContext {
+  std::unique_ptr<ModelPool> models;             // set once, before `ready`
+  std::unique_ptr<CollectionRegistry> collections;
+  ConversationStore conversations;
+  std::unique_ptr<IngestJobs> jobs;
+  rag::AnswerCache answer_cache;
+  ServerMetrics metrics;
+  const WorkPool* work = nullptr;  // for its queue gauges
+  ApiLimits limits;
+  std::atomic<bool> ready{false};
+};
+
+void add_health_routes(Router& router, ServerContext& context);
+void add_collection_routes(Router& router, ServerContext& context);
+void add_search_routes(Router& router, ServerContext& context);
+void add_ask_routes(Router& router, ServerContext& context);
+void add_openai_routes(Router& router, ServerContext& context);
+void add_rerank_routes(Router& router, ServerContext& context);
+void add_job_routes(Router& router, ServerContext& context);
+
+}  // namespace kotae::server

@@ -1,0 +1,140 @@
+#include "server/server_metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+namespace kotae::server {
+namespace {
+
+using prometheus::Histogram;
+
+Histogram::BucketBoundaries latency_buckets() {
+  return {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+}
+
+class BatchMetrics final : public batch::BatchObserver {
+ public:
+  BatchMetrics(Histogram& sizes, prometheus::Gauge& depth, prometheus::Counter& rejected)
+      : sizes_(sizes), depth_(depth), rejected_(rejected) {}
+  void on_batch(const batch::BatchRecord& record) override {
+    sizes_.Observe(static_cast<double>(record.items));
+    depth_.Set(static_cast<double>(record.queue_depth));
+  }
+  void on_rejected(std::size_t depth) override {
+    rejected_.Increment();
+    depth_.Set(static_cast<double>(depth));
+  }
+
+ private:
+  Histogram& sizes_;
+  prometheus::Gauge& depth_;
+  prometheus::Counter& rejected_;
+};
+
+}  // namespace
+
+struct ServerMetrics::State {
+  std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+  prometheus::Family<Histogram>& stage = prometheus::BuildHistogram()
+      .Name("kotae_stage_seconds").Help("Time per answer stage (embed, retrieve, rerank, generate) and end to end").Register(*registry);
+  prometheus::Family<Histogram>& request_seconds = prometheus::BuildHistogram()
+      .Name("kotae_request_seconds").Help("HTTP request latency by endpoint").Register(*registry);
+  prometheus::Family<prometheus::Counter>& requests = prometheus::BuildCounter()
+      .Name("kotae_requests_total").Help("HTTP requests by endpoint and status").Register(*registry);
+  prometheus::Family<prometheus::Counter>& errors = prometheus::BuildCounter()
+      .Name("kotae_errors_total").Help("Error responses by status class and endpoint").Register(*registry);
+  prometheus::Family<Histogram>& batch_size = prometheus::BuildHistogram()
+      .Name("kotae_batch_size").Help("Requests per model batch").Register(*registry);
+  prometheus::Family<prometheus::Gauge>& queue_depth = prometheus::BuildGauge()
+      .Name("kotae_batch_queue_depth").Help("Requests waiting in a model's batcher").Register(*registry);
+  prometheus::Family<prometheus::Counter>& batch_rejected = prometheus::BuildCounter()
+      .Name("kotae_batch_rejected_total").Help("Requests refused because a model's queue was full").Register(*registry);
+  prometheus::Family<prometheus::Gauge>& work_queue = prometheus::BuildGauge()
+      .Name("kotae_work_queue").Help("Requests waiting for (queued) or running on (busy) the work pool").Register(*registry);
+  prometheus::Family<prometheus::Counter>& cache = prometheus::BuildCounter()
+      .Name("kotae_answer_cache_total").Help("Answer cache lookups by result").Register(*registry);
+  prometheus::Family<Histogram>& similarity = prometheus::BuildHistogram()
+      .Name("kotae_retrieved_similarity").Help("Cosine similarity between a question and each retrieved source").Register(*registry);
+  prometheus::Family<prometheus::Counter>& ingested = prometheus::BuildCounter()
+      .Name("kotae_ingested_total").Help("Ingested documents, bytes and chunks").Register(*registry);
+  prometheus::Family<prometheus::Counter>& ingest_seconds = prometheus::BuildCounter()
+      .Name("kotae_ingest_seconds_total").Help("Time spent indexing uploaded documents").Register(*registry);
+  prometheus::Family<prometheus::Gauge>& provider = prometheus::BuildGauge()
+      .Name("kotae_model_info").Help("Loaded models and the execution provider each runs on (value 1)").Register(*registry);
+  prometheus::Family<prometheus::Counter>& answers = prometheus::BuildCounter()
+      .Name("kotae_answers_total").Help("Answers by back-end").Register(*registry);
+  std::mutex observers_mutex;
+  std::vector<std::shared_ptr<BatchMetrics>> observers;
+};
+
+ServerMetrics::ServerMetrics() : state_(std::make_unique<State>()) {}
+ServerMetrics::~ServerMetrics() = default;
+
+void ServerMetrics::request_done(const std::string& method, const std::string& route, int status, double seconds) {
+  auto& s = *state_;
+  const std::string endpoint = method + " " + route;
+  s.request_seconds.Add({{"endpoint", endpoint}}, latency_buckets()).Observe(seconds);
+  s.requests.Add({{"endpoint", endpoint}, {"code", std::to_string(status)}}).Increment();
+  if (status >= 400) s.errors.Add({{"endpoint", endpoint}, {"class", status >= 500 ? "5xx" : "4xx"}}).Increment();
+}
+
+void ServerMetrics::answer(const rag::Answer& a, bool cached) {
+  auto& s = *state_;
+  s.answers.Add({{"backend", a.backend}, {"cached", cached ? "true" : "false"}}).Increment();
+  if (cached) return;  // its stages ran when it was first answered
+  const auto& t = a.timings;
+  for (const auto& [stage, ms] : {std::pair{"embed", t.embed}, {"retrieve", t.retrieve}, {"rerank", t.rerank},
+                                  {"generate", t.generate}, {"end_to_end", t.total}}) {
+    s.stage.Add({{"stage", stage}}, latency_buckets()).Observe(ms / 1000.0);
+  }
+  auto& similarity = s.similarity.Add({}, Histogram::BucketBoundaries{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0});
+  for (const auto& source : a.sources) similarity.Observe(source.relevance);
+}
+
+void ServerMetrics::search(const search::SearchResult& result) {
+  auto& s = *state_;
+  const auto& t = result.timing;
+  s.stage.Add({{"stage", "embed"}}, latency_buckets()).Observe(t.embed / 1000.0);
+  s.stage.Add({{"stage", "retrieve"}}, latency_buckets()).Observe((t.bm25 + t.vector + t.fuse + t.fetch) / 1000.0);
+  s.stage.Add({{"stage", "rerank"}}, latency_buckets()).Observe(t.rerank / 1000.0);
+}
+
+void ServerMetrics::cache_lookup(bool hit) { state_->cache.Add({{"result", hit ? "hit" : "miss"}}).Increment(); }
+
+void ServerMetrics::ingested(std::uint64_t bytes, std::size_t chunks, double seconds) {
+  auto& s = *state_;
+  s.ingested.Add({{"unit", "documents"}}).Increment();
+  s.ingested.Add({{"unit", "bytes"}}).Increment(static_cast<double>(bytes));
+  s.ingested.Add({{"unit", "chunks"}}).Increment(static_cast<double>(chunks));
+  s.ingest_seconds.Add({}).Increment(seconds);
+}
+
+void ServerMetrics::model_loaded(const std::string& model, const std::string& provider) {
+  state_->provider.Add({{"model", model}, {"provider", provider}}).Set(1);
+}
+
+std::shared_ptr<batch::BatchObserver> ServerMetrics::batch_observer(const std::string& model) {
+  auto& s = *state_;
+  auto observer = std::make_shared<BatchMetrics>(
+      s.batch_size.Add({{"model", model}}, Histogram::BucketBoundaries{1, 2, 4, 8, 16, 32, 64, 128}),
+      s.queue_depth.Add({{"model", model}}), s.batch_rejected.Add({{"model", model}}));
+  std::lock_guard lock(s.observers_mutex);
+  s.observers.push_back(observer);
+  return observer;
+}
+
+void ServerMetrics::set_work_queue(std::size_t queued, std::size_t busy) {
+  state_->work_queue.Add({{"state", "queued"}}).Set(static_cast<double>(queued));
+  state_->work_queue.Add({{"state", "busy"}}).Set(static_cast<double>(busy));
+}
+
+void ServerMetrics::set_batch_queue(const std::string& model, std::size_t depth) {
+  state_->queue_depth.Add({{"model", model}}).Set(static_cast<double>(depth));
+}
+
+std::string ServerMetrics::text() const { return prometheus::TextSerializer().Serialize(state_->registry->Collect()); }
+
+}  // namespace kotae::server

@@ -1,0 +1,40 @@
+#pragma once
+// What /metrics shows, in Prometheus' text format (prometheus-cpp): latency per stage and end to end,
+// requests and errors by endpoint and code, batch sizes and queue depths per model, the work queue,
+// answer-cache hits and misses, how similar retrieved sources were, ingestion throughput, and the
+// execution provider each model runs on. prometheus-cpp stays behind this interface.
+
+#include <memory>
+#include <string>
+
+#include "batch/batch_policy.h"
+#include "rag/answer_pipeline.h"
+#include "search/hybrid_retriever.h"
+
+namespace kotae::server {
+
+class ServerMetrics {
+ public:
+  ServerMetrics();
+  ~ServerMetrics();
+
+  // `route` is the endpoint's pattern ("/v1/collections/{name}"), so labels stay few.
+  void request_done(const std::string& method, const std::string& route, int status, double seconds);
+  void answer(const rag::Answer& answer, bool cached);
+  void search(const search::SearchResult& result);
+  void cache_lookup(bool hit);
+  void ingested(std::uint64_t bytes, std::size_t chunks, double seconds);
+  void model_loaded(const std::string& model, const std::string& provider);
+  // The observer a model's batcher reports each batch to.
+  std::shared_ptr<batch::BatchObserver> batch_observer(const std::string& model);
+  void set_work_queue(std::size_t queued, std::size_t busy);
+  void set_batch_queue(const std::string& model, std::size_t depth);
+
+  std::string text() const;  // the exposition
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace kotae::server
