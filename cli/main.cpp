@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // global flags such as --data may follow the subcommand
   std::string data_dir = kotae::default_data_dir().string();
-  app.add_option("--data", data_dir, "data directory (collections, models)")->capture_default_str();
+  app.add_option("--data", data_dir, "data directory (collections, models)")->capture_default_str()->envname("KOTAE_DATA");
+  // Options of any command from a TOML file: a [serve] section holds `kotae serve`'s (port = 8080).
+  app.set_config("--config", "", "TOML file of options; [serve] port = 8080, api-keys = \"keys.json\", ...");
 
   bool doctor_json = false;
   auto* doctor = app.add_subcommand("doctor", "check this machine, the libraries and every model");
@@ -108,27 +110,7 @@ int main(int argc, char** argv) {
   ask_cmd->add_flag("--json", ask.json, "one JSON object: answer, backend, citations, sources, timings_ms");
 
   kotae::cli::ServeOptions serve;
-  auto& server = serve.server;
-  auto* serve_cmd = app.add_subcommand("serve", "the HTTP API: collections, search, answers, OpenAI-compatible endpoints");
-  serve_cmd->add_option("--host", server.http.host, "address to listen on")->capture_default_str();
-  serve_cmd->add_option("--port", server.http.port, "port (0: any free one; the log says which)")->capture_default_str();
-  serve_cmd->add_option("--io-threads", server.http.io_threads, "threads reading and writing HTTP")->capture_default_str()->check(CLI::Range(1, 64));
-  serve_cmd->add_option("--workers", server.workers, "threads running requests")->capture_default_str()->check(CLI::Range(1, 1024));
-  serve_cmd->add_option("--max-queued", server.max_queued, "requests waiting for a worker before 503")->capture_default_str();
-  serve_cmd->add_option("--max-body-bytes", server.http.max_body_bytes, "largest request body (413 beyond)")->capture_default_str();
-  serve_cmd->add_option("--embedder", server.models.embedder, "embedding model loaded at start (default: all-minilm-l6-v2)");
-  serve_cmd->add_option("--rerank", server.models.reranker, "cross-encoder model to rerank with");
-  serve_cmd->add_option("--backend", server.models.backends.order, "answer back-ends in order: llama, openai, extractive");
-  serve_cmd->add_option("--model", server.models.backends.model, "GGUF file, or an installed model, for the llama back-end");
-  serve_cmd->add_option("--chat-template", server.models.backends.chat_template, "llama.cpp built-in chat template");
-  serve_cmd->add_option("--context", server.models.backends.context, "context tokens of the generator")->capture_default_str();
-  serve_cmd->add_option("--threads", server.models.backends.threads, "generation threads (0: all cores)")->capture_default_str();
-  serve_cmd->add_option("--openai-url", server.models.backends.openai_url, "OpenAI-compatible server, up to /v1");
-  serve_cmd->add_option("--openai-model", server.models.backends.openai_model, "model name to send to that server");
-  serve_cmd->add_option("--openai-key-env", serve.openai_key_env, "environment variable holding its API key")->capture_default_str();
-  serve_cmd->add_option("--shutdown-deadline", serve.shutdown_deadline_s, "seconds in-flight requests get at shutdown")->capture_default_str();
-  serve_cmd->add_flag("--allow-open", serve.allow_open, "listen beyond loopback without API keys");
-  serve_cmd->add_option("--api-keys", server.api_keys_file, "JSON file of API keys (hashed; see kotae keygen)");
+  auto* serve_cmd = kotae::cli::add_serve_command(app, serve);
   kotae::cli::KeygenOptions keygen;
   auto* keygen_cmd = app.add_subcommand("keygen", "a new API key for kotae serve, and its entry for the --api-keys file");
   keygen_cmd->add_option("--tenant", keygen.tenant, "the tenant whose collections the key sees")->capture_default_str();
@@ -168,8 +150,8 @@ int main(int argc, char** argv) {
   }
   if (keygen_cmd->parsed()) return kotae::cli::run_keygen(keygen);
   if (serve_cmd->parsed()) {
-    server.models.data_dir = data_dir;
-    server.models.backends.data_dir = data_dir;
+    serve.server.models.data_dir = data_dir;
+    serve.server.models.backends.data_dir = data_dir;
     return kotae::cli::run_serve(std::move(serve));
   }
   return 1;

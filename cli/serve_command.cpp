@@ -23,6 +23,38 @@ bool is_loopback(const std::string& host) { return host == "127.0.0.1" || host =
 
 }  // namespace
 
+CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
+  auto* cmd = app.add_subcommand("serve", "the HTTP API: collections, uploads, search, answers, OpenAI-compatible endpoints");
+  auto& o = serve.server;
+  auto& b = o.models.backends;
+  auto flag = [&](const char* name, auto& value, const char* env, const char* help) {
+    return cmd->add_option(name, value, help)->envname(env)->capture_default_str();
+  };
+  flag("--host", o.http.host, "KOTAE_HOST", "address to listen on");
+  flag("--port", o.http.port, "KOTAE_PORT", "port (0: any free one; the log says which)");
+  flag("--api-keys", o.api_keys_file, "KOTAE_API_KEYS", "JSON file of API keys, stored hashed (see kotae keygen); none: one open local tenant");
+  flag("--io-threads", o.http.io_threads, "KOTAE_IO_THREADS", "threads reading and writing HTTP")->check(CLI::Range(1, 64));
+  flag("--workers", o.workers, "KOTAE_WORKERS", "threads running requests")->check(CLI::Range(1, 1024));
+  flag("--max-queued", o.max_queued, "KOTAE_MAX_QUEUED", "requests waiting for a worker before 503");
+  flag("--max-body-bytes", o.http.max_body_bytes, "KOTAE_MAX_BODY_BYTES", "largest request body (413 beyond)");
+  flag("--ingest-threads", o.ingest_threads, "KOTAE_INGEST_THREADS", "ingestion jobs running at once")->check(CLI::Range(1, 64));
+  flag("--cache-size", o.cache.capacity, "KOTAE_CACHE_SIZE", "answers kept in the answer cache (0: none)");
+  flag("--cache-ttl", o.cache_ttl_s, "KOTAE_CACHE_TTL", "seconds a cached answer is served");
+  flag("--embedder", o.models.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (empty: all-minilm-l6-v2)");
+  flag("--rerank", o.models.reranker, "KOTAE_RERANK", "cross-encoder model to rerank with");
+  flag("--backend", b.order, "KOTAE_BACKEND", "answer back-ends in order: llama, openai, extractive");
+  flag("--model", b.model, "KOTAE_MODEL", "GGUF file, or an installed model, for the llama back-end");
+  flag("--chat-template", b.chat_template, "KOTAE_CHAT_TEMPLATE", "llama.cpp built-in chat template");
+  flag("--context", b.context, "KOTAE_CONTEXT", "context tokens of the generator");
+  flag("--threads", b.threads, "KOTAE_THREADS", "generation threads (0: all cores)");
+  flag("--openai-url", b.openai_url, "KOTAE_OPENAI_URL", "OpenAI-compatible server, up to /v1");
+  flag("--openai-model", b.openai_model, "KOTAE_OPENAI_MODEL", "model name to send to that server");
+  flag("--openai-key-env", serve.openai_key_env, "KOTAE_OPENAI_KEY_ENV", "environment variable holding its API key");
+  flag("--shutdown-deadline", serve.shutdown_deadline_s, "KOTAE_SHUTDOWN_DEADLINE", "seconds in-flight requests get at shutdown");
+  cmd->add_flag("--allow-open", serve.allow_open, "listen beyond loopback without API keys")->envname("KOTAE_ALLOW_OPEN");
+  return cmd;
+}
+
 int run_keygen(const KeygenOptions& options) {
   if (!server::valid_tenant(options.tenant)) {
     return report_error(make_error(ErrorCode::invalid_argument, "--tenant: letters, digits, '_' and '-'"));
@@ -57,6 +89,7 @@ int run_serve(ServeOptions options) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  options.server.cache.ttl = std::chrono::seconds(static_cast<long long>(options.server.cache_ttl_s));
   auto server = server::KotaeServer::start(options.server);
   if (!server) return report_error(server.error());
   log_line({{"event", "listening"}, {"host", http.host}, {"port", (*server)->port()}});

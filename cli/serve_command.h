@@ -3,6 +3,8 @@
 // where it listens. SIGTERM or SIGINT shut it down gracefully: stop accepting, let requests in flight
 // finish within --shutdown-deadline, save, exit 0.
 
+#include <CLI/CLI.hpp>
+
 #include "server/kotae_server.h"
 
 namespace kotae::cli {
@@ -14,6 +16,10 @@ struct ServeOptions {
   bool allow_open = false;  // listen beyond loopback without API keys
 };
 
+// Adds `serve` and its flags to the app. Every flag may also come from an environment variable
+// (KOTAE_PORT for --port, ...) or from the [serve] section of the TOML file given by --config. A flag
+// wins over both; CLI11 lets the file win over the environment.
+CLI::App* add_serve_command(CLI::App& app, ServeOptions& options);
 int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.

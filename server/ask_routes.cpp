@@ -95,7 +95,7 @@ void add_ask_routes(Router& router, ServerContext& context) {
     if (cacheable) {
       key = rag::answer_cache_key(call.tenant + "/" + ask.collection->name + "@" + std::to_string(ask.collection->generation.load()),
                                   ask.question, ask.options, ask.backends);
-      cached = context.answer_cache.find(key);
+      cached = context.answer_cache->find(key);
       context.metrics.cache_lookup(cached.has_value());
     }
     const std::string cache_state = !cacheable ? "off" : cached ? "hit" : "miss";
@@ -111,7 +111,7 @@ void add_ask_routes(Router& router, ServerContext& context) {
       if (cached) {
         if (a.covered) conversation.turns.push_back({ask.question, a.text, a.sources});
       } else if (cacheable && a.fallbacks.empty() && a.generation.finish_reason != "cancelled") {
-        context.answer_cache.put(key, a);  // not an answer a failing back-end degraded
+        context.answer_cache->put(key, a);  // not an answer a failing back-end degraded
       }
     };
 

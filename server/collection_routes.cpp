@@ -9,6 +9,7 @@
 #include <charconv>
 
 #include "server/json_body.h"
+#include "text/chunker.h"
 #include "server/server_context.h"
 
 namespace kotae::server {
@@ -62,7 +63,10 @@ void add_collection_routes(Router& router, ServerContext& context) {
     spec.embedder = string_field(body, "embedder", "");
     spec.chunk_tokens = static_cast<std::size_t>(integer_field(body, "chunk_tokens", 0, 16, 8192));
     spec.overlap_tokens = static_cast<std::size_t>(integer_field(body, "overlap_tokens", 0, 0, 4096));
-    if (spec.chunk_tokens && spec.overlap_tokens * 2 >= spec.chunk_tokens) throw bad_request("'overlap_tokens' must be less than half of 'chunk_tokens'");
+    const std::size_t chunk_tokens = spec.chunk_tokens ? spec.chunk_tokens : text::ChunkerOptions{}.max_tokens;
+    if (spec.overlap_tokens * 2 >= chunk_tokens) {
+      throw bad_request("'overlap_tokens' must be less than half of 'chunk_tokens' (" + std::to_string(chunk_tokens) + ")");
+    }
     auto created = value_or_throw(context.collections->create(call.tenant, spec));
     call.responder->send(json_response(201, describe(*created)));
   });

@@ -38,11 +38,11 @@ nlohmann::json to_json(const JobStatus& s) {
 }
 
 void upload(Call& call, ServerContext& context) {
-  auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
   const auto boundary = multipart_boundary(call.request.header("content-type"));
   if (!boundary) {
     throw ApiError{415, "unsupported_media_type", "upload files as multipart/form-data (curl -F files=@report.pdf)"};
   }
+  auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
   const auto parts = value_or_throw(parse_multipart(call.request.body, *boundary));
   std::vector<std::pair<std::string, std::string_view>> files;
   for (const auto& part : parts) {

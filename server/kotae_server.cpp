@@ -98,6 +98,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   auto& s = *(server->state_ = std::make_unique<State>());
   s.options = options;
   s.context.limits = options.limits;
+  s.context.answer_cache = std::make_unique<rag::AnswerCache>(options.cache);
   if (!options.api_keys_file.empty()) {
     auto keys = ApiKeys::load(options.api_keys_file);
     if (!keys) return keys.error();

@@ -10,6 +10,7 @@
 
 #include "core/result.h"
 #include "server/http_server.h"
+#include "rag/answer_cache.h"
 #include "server/model_pool.h"
 #include "server/router.h"
 #include "server/server_context.h"
@@ -22,8 +23,10 @@ struct ServerOptions {
   ApiLimits limits;
   std::size_t workers = 16;      // threads running handlers (most wait on batchers or a generator)
   std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
-  std::size_t ingest_threads = 1;
-  std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant  // ingestion jobs run at once (each holds its collection's writer lock)
+  std::size_t ingest_threads = 1;  // ingestion jobs run at once (each holds its collection's writer lock)
+  std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant
+  rag::AnswerCacheOptions cache;
+  double cache_ttl_s = 600;  // the flag's form of cache.ttl
 };
 
 class KotaeServer {

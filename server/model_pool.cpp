@@ -34,8 +34,16 @@ Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model
   if (model.empty() || model.find('/') != std::string::npos || model.starts_with(".")) {
     return make_error(ErrorCode::invalid_argument, "'" + model + "' is not a model name");
   }
+  // A name the client chose: say which model is missing or unsuitable, not where the server keeps it.
+  std::error_code ec;
+  if (!std::filesystem::is_directory(models_dir(data_dir_) / model, ec)) {
+    return make_error(ErrorCode::not_found, "no embedding model '" + model + "' is installed");
+  }
   auto loaded = SentenceEncoder::load(models_dir(data_dir_) / model);
-  if (!loaded) return loaded.error();
+  if (!loaded) {
+    return make_error(loaded.error().code == ErrorCode::not_found ? ErrorCode::not_found : ErrorCode::invalid_argument,
+                      "'" + model + "' is not an embedding model this server can load");
+  }
   Loaded entry;
   entry.model = std::shared_ptr<const Encoder>(std::move(*loaded));
   // Warm-up: the first run allocates and optimises; no request should pay for it.

@@ -39,7 +39,8 @@ std::string message_text(const nlohmann::json& message) {
   std::string text;
   for (const auto& part : *it) {
     if (!part.is_object()) throw bad_request("a message's content parts must be objects");
-    if (part.value("type", "") != "text") throw bad_request("only text content parts are supported");
+    const auto type = part.find("type");
+    if (type == part.end() || !type->is_string() || *type != "text") throw bad_request("only text content parts are supported");
     if (!text.empty()) text += "\n";
     text += string_field(part, "text");
   }
@@ -181,6 +182,9 @@ void add_openai_routes(Router& router, ServerContext& context) {
     }
     const auto texts = strings_field(body, "input", context.limits.max_embedding_inputs);
     if (texts.empty()) throw bad_request("'input' is empty");
+    for (const auto& t : texts) {
+      if (t.empty()) throw bad_request("'input' holds an empty text");
+    }
     const std::string model = string_field(body, "model", context.models->default_embedder());
     const std::string format = string_field(body, "encoding_format", "float");
     if (format != "float" && format != "base64") throw bad_request("'encoding_format' must be float or base64");
@@ -231,7 +235,9 @@ void add_openai_routes(Router& router, ServerContext& context) {
     Completion completion;
     completion.model = string_field(body, "model", "kotae");
     nlohmann::json options = body;
-    if (body.contains("max_completion_tokens") && !body.contains("max_tokens")) options["max_tokens"] = body["max_completion_tokens"];
+    if (body.contains("max_completion_tokens") && (!body.contains("max_tokens") || body["max_tokens"].is_null())) {
+      options["max_tokens"] = body["max_completion_tokens"];
+    }
     if (body.contains("collection") && !body["collection"].is_null()) return grounded_chat(call, context, options, messages, stream, completion);
     plain_chat(call, context, options, messages, stream, completion);
   });

@@ -33,15 +33,15 @@ std::vector<std::string> passages(const nlohmann::json& list, const char* name, 
 void rerank(Call& call, ServerContext& context) {
   const auto body = parse_json_object(call.request);
   const auto query = query_text(body, "query", context.limits);
-  const bool tei = body.contains("texts");
+  const bool tei = body.contains("texts") && !body["texts"].is_null();
   const auto texts = passages(tei ? body["texts"] : body.value("documents", nlohmann::json()), tei ? "texts" : "documents",
                               context.limits.max_rerank_documents);
+  const auto top_n = static_cast<std::size_t>(integer_field(body, "top_n", static_cast<long long>(texts.size()), 1, 1000000));
   const auto& reranker = context.models->reranker();
   const auto scores = value_or_throw(reranker.score(query, texts));
   std::vector<std::size_t> order(texts.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-  const auto top_n = static_cast<std::size_t>(integer_field(body, "top_n", static_cast<long long>(texts.size()), 1, 1000000));
   order.resize(std::min(order.size(), top_n));
 
   if (tei) {

@@ -44,7 +44,7 @@ Router::Match Router::match(HttpRequest& request) const {
   const auto path = split_path(request.path);
   for (const auto& route : routes_) {
     if (!matches(route.segments, path, nullptr)) continue;
-    if (route.method == request.method || (request.method == "HEAD" && route.method == "GET")) {
+    if (route.method == request.method) {
       matches(route.segments, path, &request.path_params);
       result.handler = &route.handler;
       result.options = route.options;

@@ -30,7 +30,7 @@ struct ServerContext {
   std::unique_ptr<CollectionRegistry> collections;
   ConversationStore conversations;
   std::unique_ptr<IngestJobs> jobs;
-  rag::AnswerCache answer_cache;
+  std::unique_ptr<rag::AnswerCache> answer_cache;
   ServerMetrics metrics;
   const WorkPool* work = nullptr;  // for its queue gauges
   ApiLimits limits;

@@ -15,3 +15,10 @@ add_test(NAME ServerTest.OfficialOpenAIPythonClient
          COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/openai_client_test.py $<TARGET_FILE:kotae>
                  ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(ServerTest.OfficialOpenAIPythonClient PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
+get_filename_component(_python_bin ${KOTAE_PYTHON} DIRECTORY)
+add_test(NAME ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/server/schemathesis_test.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA}
+                 ${_python_bin}/schemathesis)
+set_tests_properties(ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift PROPERTIES
+                     FIXTURES_REQUIRED server_data TIMEOUT 600)

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -517,6 +519,80 @@ TEST_F(TenantTest, KeysAreRequiredCheckedAndRateLimited) {
   EXPECT_GE(retry, 1);
   EXPECT_LE(retry, 10);
   EXPECT_EQ(call("GET", "/v1/collections", "key-a").status, 200);  // other keys are not slowed
+}
+
+// An embeddings request that keeps a worker busy for a few seconds (128 texts of ~100 tokens).
+json slow_embeddings() {
+  std::string text;
+  for (int i = 0; i < 10; ++i) text += "Debian packages are installed with apt and dpkg. ";
+  json input = json::array();
+  for (int i = 0; i < 128; ++i) input.push_back(text + std::to_string(i));
+  return {{"input", input}};
+}
+
+TEST(ServerLifecycleTest, SigtermLetsARequestInFlightFinish) {
+  const auto dir = fresh_temp_dir("kotae-server-sigterm");
+  KotaeServerProcess server(KOTAE_BINARY, {"--data", KOTAE_SERVER_DATA}, dir / "server.log");
+  ASSERT_EQ(server.error(), "");
+  HttpReply slow;
+  std::thread client([&] { slow = http_request("POST", server.url("/v1/embeddings"), slow_embeddings().dump(), {"Content-Type: application/json"}, 300); });
+  // Wait until the request is being worked on, then ask the server to stop.
+  for (int i = 0; i < 200; ++i) {
+    auto metrics = http_request("GET", server.url("/metrics"));
+    if (metrics.body.find("kotae_work_queue{state=\"busy\"} 1") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ::kill(server.pid(), SIGTERM);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_NE(http_request("GET", server.url("/healthz"), "", {}, 5).status, 200);  // no longer accepting
+  client.join();
+  EXPECT_EQ(slow.status, 200) << slow.error;
+  EXPECT_EQ(json::parse(slow.body)["data"].size(), 128u);
+  EXPECT_EQ(server.terminate(), 0);
+  fs::remove_all(dir);
+}
+
+TEST(ServerLifecycleTest, AFullWorkQueueAnswers503WithARetryHint) {
+  const auto dir = fresh_temp_dir("kotae-server-overload");
+  KotaeServerProcess server(KOTAE_BINARY, {"--data", KOTAE_SERVER_DATA, "--workers", "1", "--max-queued", "1"},
+                            dir / "server.log");
+  ASSERT_EQ(server.error(), "");
+  const auto body = slow_embeddings().dump();
+  std::vector<HttpReply> replies(4);
+  std::vector<std::thread> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.emplace_back([&, i] { replies[i] = http_request("POST", server.url("/v1/embeddings"), body, {"Content-Type: application/json"}, 300); });
+  }
+  for (auto& c : clients) c.join();
+  int ok = 0, refused = 0;
+  for (const auto& r : replies) {
+    if (r.status == 200) ++ok;
+    if (r.status == 503) {
+      ++refused;
+      EXPECT_EQ(json::parse(r.body)["error"]["code"], "overloaded");
+      EXPECT_EQ(r.headers.at("retry-after"), "1");
+    }
+  }
+  EXPECT_GE(ok, 1);
+  EXPECT_GE(refused, 1);
+  EXPECT_EQ(ok + refused, 4);
+  fs::remove_all(dir);
+}
+
+TEST(ServerStartTest, SettingsComeFromAConfigFileAndTheEnvironment) {
+  const auto dir = fresh_temp_dir("kotae-server-config");
+  std::ofstream(dir / "kotae.toml") << "[serve]\nmax-body-bytes = 1000\n";
+  std::ofstream(dir / "keys.json") << json{{"keys", {{{"name", "k"}, {"tenant", "t"}, {"sha256", sha256_hex("the-key")}}}}}.dump();
+  ::setenv("KOTAE_API_KEYS", (dir / "keys.json").c_str(), 1);
+  KotaeServerProcess server(KOTAE_BINARY, {"--data", KOTAE_SERVER_DATA, "--config", (dir / "kotae.toml").string()},
+                            dir / "server.log");
+  ::unsetenv("KOTAE_API_KEYS");
+  ASSERT_EQ(server.error(), "");
+  EXPECT_EQ(http_request("GET", server.url("/v1/collections")).status, 401);  // keys from the environment
+  const std::vector<std::string> key = {"Authorization: Bearer the-key"};
+  EXPECT_EQ(http_request("GET", server.url("/v1/collections"), "", key).status, 200);
+  EXPECT_EQ(http_request("POST", server.url("/v1/search"), std::string(2000, ' '), key).status, 413);  // the file's limit
+  fs::remove_all(dir);
 }
 
 TEST(ServerStartTest, RefusesAnOpenAddressWithoutKeys) {
