@@ -11,7 +11,7 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   std::unique_ptr<ModelPool> pool(new ModelPool());
   pool->data_dir_ = options.data_dir;
   pool->policy_ = options.batch;
-  pool->on_embedder_ = options.on_embedder;
+  pool->on_model_loaded_ = options.on_model_loaded;
   pool->default_embedder_ = options.embedder.empty() ? kDefaultEmbeddingModel : options.embedder;
   auto encoder = pool->encoder(pool->default_embedder_);
   if (!encoder) return encoder.error();
@@ -19,7 +19,9 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   if (!options.reranker.empty()) {
     auto cross = CrossEncoder::load(models_dir(options.data_dir) / options.reranker);
     if (!cross) return cross.error();
-    pool->cross_encoder_ = std::move(*cross);
+    const std::string provider = (*cross)->provider();
+    pool->cross_encoder_ = std::make_unique<batch::BatchedReranker>(std::shared_ptr<const CrossEncoder>(std::move(*cross)), options.batch);
+    if (options.on_model_loaded) pool->cross_encoder_->set_observer(options.on_model_loaded(options.reranker, provider));
     const std::string warm[] = {"warm-up passage"};
     if (auto scored = pool->cross_encoder_->score("warm-up", warm); !scored) return scored.error();
   }
@@ -50,7 +52,7 @@ Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model
   const std::string warm[] = {"warm-up"};
   if (auto vectors = entry.model->embed(warm); !vectors) return vectors.error();
   entry.batcher = std::make_shared<batch::EncoderBatcher>(entry.model, policy_);
-  if (on_embedder_) entry.batcher->set_observer(on_embedder_(model, entry.model->provider()));
+  if (on_model_loaded_) entry.batcher->set_observer(on_model_loaded_(model, entry.model->provider()));
   entry.batched = std::make_shared<batch::BatchedEncoder>(entry.model, entry.batcher, batch::Priority::interactive);
   entry.bulk = std::make_shared<batch::BatchedEncoder>(entry.model, entry.batcher, batch::Priority::bulk);
   return &embedders_.emplace(model, std::move(entry)).first->second;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "batch/batched_encoder.h"
+#include "batch/batched_reranker.h"
 #include "core/result.h"
 #include "model/reranker.h"
 #include "rag/answer_backends.h"
@@ -23,8 +24,9 @@ struct ModelPoolOptions {
   std::string reranker;  // a cross-encoder in DATA/models; empty: none (POST /v1/rerank uses cosine)
   rag::BackendSettings backends;
   batch::BatchPolicy batch;
-  // Told of each embedding model as it loads: its batcher reports to the observer returned.
-  std::function<std::shared_ptr<batch::BatchObserver>(const std::string& model, const std::string& provider)> on_embedder;
+  // Told of each model with a batcher (embedders, the reranker) as it loads; the batcher reports to the
+  // observer returned.
+  std::function<std::shared_ptr<batch::BatchObserver>(const std::string& model, const std::string& provider)> on_model_loaded;
 };
 
 struct EmbedderStatus {
@@ -43,12 +45,13 @@ class ModelPool {
   // The same model and batcher at bulk priority (ingestion): interactive requests go first in a batch.
   Result<std::shared_ptr<const Encoder>> bulk_encoder(const std::string& model);
   const std::string& default_embedder() const { return default_embedder_; }
-  // The cross-encoder, or null when none is configured.
+  // The cross-encoder (behind its batcher), or null when none is configured.
   const Reranker* cross_encoder() const { return cross_encoder_.get(); }
   // What POST /v1/rerank scores with: the cross-encoder, else cosine over the default embedder.
   const Reranker& reranker() const { return cross_encoder_ ? *cross_encoder_ : *embedding_reranker_; }
   const rag::AnswerBackends& backends() const { return backends_; }
   std::vector<EmbedderStatus> embedders() const;
+  std::size_t reranker_queue_depth() const { return cross_encoder_ ? cross_encoder_->queue_depth() : 0; }
 
  private:
   ModelPool() = default;
@@ -63,11 +66,11 @@ class ModelPool {
 
   std::filesystem::path data_dir_;
   batch::BatchPolicy policy_;
-  std::function<std::shared_ptr<batch::BatchObserver>(const std::string&, const std::string&)> on_embedder_;
+  std::function<std::shared_ptr<batch::BatchObserver>(const std::string&, const std::string&)> on_model_loaded_;
   std::string default_embedder_;
   mutable std::mutex mutex_;
   std::map<std::string, Loaded> embedders_;
-  std::unique_ptr<Reranker> cross_encoder_;
+  std::unique_ptr<batch::BatchedReranker> cross_encoder_;
   std::unique_ptr<Reranker> embedding_reranker_;
   rag::AnswerBackends backends_;
 };

@@ -1,0 +1,28 @@
+#pragma once
+// A cross-encoder behind the dynamic batcher: each caller encodes its own (query, passage) pairs, then
+// one worker scores the pairs of every concurrent request together, so rerank stages of simultaneous
+// questions share model runs.
+
+#include <memory>
+
+#include "batch/dynamic_batcher.h"
+#include "model/cross_encoder.h"
+
+namespace kotae::batch {
+
+class BatchedReranker final : public Reranker {
+ public:
+  BatchedReranker(std::shared_ptr<const CrossEncoder> model, BatchPolicy policy = {});
+
+  Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const override;
+  std::string id() const override { return model_->id(); }
+
+  void set_observer(std::shared_ptr<BatchObserver> observer) { batcher_->set_observer(std::move(observer)); }
+  std::size_t queue_depth() const { return batcher_->queue_depth(); }
+
+ private:
+  std::shared_ptr<const CrossEncoder> model_;
+  std::unique_ptr<DynamicBatcher<text::Encoding, float>> batcher_;
+};
+
+}  // namespace kotae::batch
