@@ -18,6 +18,7 @@
 #include "support/http_client.h"
 #include "support/kotae_server_process.h"
 #include "support/test_data.h"
+#include "support/tiny_gguf.h"
 
 namespace kotae::testing {
 namespace {
@@ -576,6 +577,48 @@ TEST(ServerLifecycleTest, AFullWorkQueueAnswers503WithARetryHint) {
   EXPECT_GE(ok, 1);
   EXPECT_GE(refused, 1);
   EXPECT_EQ(ok + refused, 4);
+  fs::remove_all(dir);
+}
+
+// Plain chat completions (no collection) from a local GGUF: the tiny generated model, whose words are
+// random but whose tokens, streaming and limits are real.
+TEST(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) {
+  const auto dir = fresh_temp_dir("kotae-server-chat");
+  ASSERT_TRUE(write_tiny_llama_gguf(dir / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}));
+  KotaeServerProcess server(KOTAE_BINARY, {"--data", KOTAE_SERVER_DATA, "--model", (dir / "tiny-chat.gguf").string(),
+                                           "--context", "2048", "--threads", "1"}, dir / "server.log");
+  ASSERT_EQ(server.error(), "");
+  json request{{"model", "tiny"}, {"max_tokens", 8}, {"temperature", 0}, {"messages", {{{"role", "system"}, {"content", "Be brief."}},
+                                                                                      {{"role", "user"}, {"content", "Say hello."}}}}};
+  auto whole = http_request("POST", server.url("/v1/chat/completions"), request.dump(), {"Content-Type: application/json"});
+  ASSERT_EQ(whole.status, 200) << whole.body;
+  auto body = json::parse(whole.body);
+  EXPECT_EQ(body["object"], "chat.completion");
+  EXPECT_EQ(body["model"], "tiny");
+  EXPECT_EQ(body["choices"][0]["message"]["role"], "assistant");
+  EXPECT_LE(body["usage"]["completion_tokens"].get<int>(), 8);
+  EXPECT_GT(body["usage"]["prompt_tokens"].get<int>(), 5);
+  const auto finish = body["choices"][0]["finish_reason"].get<std::string>();
+  EXPECT_TRUE(finish == "length" || finish == "stop") << finish;
+
+  request["stream"] = true;
+  auto streamed = http_request("POST", server.url("/v1/chat/completions"), request.dump(), {"Content-Type: application/json"});
+  ASSERT_EQ(streamed.status, 200);
+  const auto events = parse_events(streamed.body);
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(json::parse(events.front().second)["choices"][0]["delta"]["role"], "assistant");
+  EXPECT_EQ(events.back().second, "[DONE]");
+  const auto last = json::parse(events[events.size() - 2].second);
+  EXPECT_TRUE(last["choices"][0]["finish_reason"].is_string());
+
+  auto models = json::parse(http_request("GET", server.url("/v1/models")).body);
+  bool has_chat = false;
+  for (const auto& m : models["data"]) has_chat = has_chat || m["kind"] == "chat";
+  EXPECT_TRUE(has_chat);
+  auto too_long = http_request("POST", server.url("/v1/chat/completions"),
+                               json{{"messages", {{{"role", "user"}, {"content", std::string(40000, 'a')}}}}}.dump(),
+                               {"Content-Type: application/json"});
+  EXPECT_EQ(too_long.status, 400);  // longer than the context: refused, never overflowed
   fs::remove_all(dir);
 }
 
