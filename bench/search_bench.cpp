@@ -1,10 +1,6 @@
 // Retrieval latency and vector-index recall at a given collection size. Real chunks and their real
 // embeddings come from a collection built by `kotae index` (bench/retrieval builds it from
-// debian-reference); larger sizes repeat its documents' text under new ids. A copy's vectors are
-// mixtures of two random real chunk vectors (weights 0.3–0.7, renormalised): they spread over the
-// region real embeddings occupy. (Noisy copies of each real vector would make ~140 near-ties per
-// chunk at 100k from ~700 real chunks; no approximate index orders those exactly, so recall would
-// measure the synthetic data, not the index.)
+// debian-reference); larger sizes are grown from it by bench/sized_collection.h.
 // Queries are real questions (a BEIR queries.jsonl), embedded once: the latencies are retrieval alone.
 // Prints one JSON object per (size, mode) and one per size for recall@10 against exact search.
 
@@ -15,10 +11,10 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
-#include <random>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/sized_collection.h"
 #include "model/sentence_encoder.h"
 #include "search/hybrid_retriever.h"
 #include "store/collection.h"
@@ -28,12 +24,6 @@ namespace {
 using namespace kotae;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-struct SourceDocument {
-  store::DocumentRecord record;
-  std::vector<store::ChunkRecord> chunks;
-  std::vector<float> vectors;
-};
 
 double percentile(std::vector<double> v, double p) {
   std::sort(v.begin(), v.end());
@@ -69,19 +59,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   auto source = check(store::Collection::open(source_dir), "source collection");
-  std::vector<SourceDocument> documents;
-  std::size_t source_chunks = 0;
-  for (const auto& record : check(source->documents(), "documents")) {
-    SourceDocument d{*check(source->document(record.id), "document"), check(source->document_chunks(record.id), "chunks"), {}};
-    std::vector<std::int64_t> ids;
-    for (const auto& c : d.chunks) ids.push_back(c.id);
-    d.vectors = check(source->embeddings(ids), "embeddings");
-    source_chunks += d.chunks.size();
-    documents.push_back(std::move(d));
-  }
-  if (source_chunks == 0) die("the source collection has no chunks");
+  if (source->chunk_count() == 0) die("the source collection has no chunks");
   const store::CollectionInfo info = source->info();
-  const std::size_t dim = info.dimension;
 
   auto encoder = check(SentenceEncoder::load(model_dir), "model");
   if (encoder->id() != info.embedder_id) die("model " + encoder->id() + " did not build the source (" + info.embedder_id + ")");
@@ -104,43 +83,10 @@ int main(int argc, char** argv) {
                    .dump()
             << std::endl;
 
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> weight(0.3f, 0.7f);
-  std::vector<const float*> pool;  // every real vector, to blend copies with
-  for (const auto& d : documents)
-    for (std::size_t row = 0; row < d.chunks.size(); ++row) pool.push_back(d.vectors.data() + row * dim);
-  std::uniform_int_distribution<std::size_t> pick(0, pool.size() - 1);
   for (const std::size_t size : sizes) {
     const fs::path dir = work_dir / ("search-" + std::to_string(size));
-    fs::remove_all(dir);
-    auto collection = check(store::Collection::open_or_create(dir, info), "collection");
     const auto build_start = Clock::now();
-    std::size_t stored = 0;
-    for (std::size_t copy = 0; stored < size; ++copy) {
-      for (const auto& d : documents) {
-        if (stored >= size) break;
-        store::DocumentRecord record = d.record;
-        if (copy) record.path += "#copy-" + std::to_string(copy);
-        std::vector<float> vectors = d.vectors;
-        if (copy) {
-          for (std::size_t row = 0; row < d.chunks.size(); ++row) {
-            float* v = vectors.data() + row * dim;
-            const float* a = pool[pick(rng)];
-            const float* b = pool[pick(rng)];
-            const float w = weight(rng);
-            double norm = 0;
-            for (std::size_t j = 0; j < dim; ++j) {
-              v[j] = w * a[j] + (1 - w) * b[j];
-              norm += double(v[j]) * v[j];
-            }
-            for (std::size_t j = 0; j < dim; ++j) v[j] = static_cast<float>(v[j] / std::sqrt(norm));
-          }
-        }
-        (void)check(collection->put_document(record, d.chunks, vectors), "put_document");
-        stored += d.chunks.size();
-      }
-    }
-    if (auto saved = collection->save_vector_index(); !saved) die(saved.error().message);
+    auto collection = check(bench::grow_collection(*source, dir, size), "growing the collection");
     const double build_s = std::chrono::duration<double>(Clock::now() - build_start).count();
     const std::size_t chunks = collection->chunk_count();
 
@@ -187,7 +133,7 @@ int main(int argc, char** argv) {
     }
     std::cout << nlohmann::json{{"name", "vector_recall_at_10"}, {"chunks", chunks}, {"queries", queries.size()},
                                 {"recall_at_10", recall / double(queries.size())}, {"build_s", build_s},
-                                {"store_chunks_per_s", double(chunks) / build_s}, {"source_chunks", source_chunks}}
+                                {"store_chunks_per_s", double(chunks) / build_s}, {"source_chunks", source->chunk_count()}}
                      .dump()
               << std::endl;
     collection.reset();

@@ -124,6 +124,10 @@ Result<std::unique_ptr<OnnxSession>> OnnxSession::open(const std::filesystem::pa
     if (!options.memory_pattern) so.DisableMemPattern();
     if (!options.cpu_arena) so.DisableCpuMemArena();
     if (options.deterministic) so.SetDeterministicCompute(true);
+    if (!options.allow_spinning) {
+      so.AddConfigEntry("session.intra_op.allow_spinning", "0");
+      so.AddConfigEntry("session.inter_op.allow_spinning", "0");
+    }
 
     auto impl = std::make_unique<Impl>();
     impl->provider = choose_provider(so, options, impl->skipped);

@@ -22,6 +22,9 @@ struct OnnxSessionOptions {
   bool memory_pattern = true;
   bool cpu_arena = true;
   bool deterministic = false;
+  // Intra-op threads busy-wait between operators. Fastest for back-to-back runs; a server with idle
+  // gaps between batches turns it off so the waiting does not steal cores from HTTP and tokenising.
+  bool allow_spinning = true;
   // Execution providers in priority order ("tensorrt", "cuda", "cpu"); each unavailable one is skipped
   // with one log line and the next is tried. CPU is always the last resort.
   std::vector<std::string> providers = {"cpu"};

@@ -182,6 +182,7 @@ void IngestJobs::run(Job& job) {
       });
       continue;
     }
+    update([&](JobStatus& s) { s.files[i].status = "indexing"; });
     // Indexed under its file name (what the user uploaded), not the server's path to it.
     const auto start = std::chrono::steady_clock::now();
     auto report = index_upload(ingester, stored, name);

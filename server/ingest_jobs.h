@@ -23,7 +23,7 @@ namespace kotae::server {
 
 struct JobFile {
   std::string name;
-  std::string status = "queued";  // queued, indexed, unchanged, failed, cancelled
+  std::string status = "queued";  // queued, indexing, indexed, unchanged, failed, cancelled
   std::size_t chunks = 0;
   std::uint64_t bytes = 0;
   std::string error;

@@ -113,6 +113,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   add_openai_routes(s.router, s.context);
   add_rerank_routes(s.router, s.context);
   add_job_routes(s.router, s.context);
+  add_web_routes(s.router);
   s.options.models.on_model_loaded = [&s](const std::string& model, const std::string& provider) {
     s.context.metrics.model_loaded(model, provider);
     return s.context.metrics.batch_observer(model);

@@ -21,7 +21,7 @@ struct ServerOptions {
   HttpServerOptions http;
   ModelPoolOptions models;
   ApiLimits limits;
-  std::size_t workers = 16;      // threads running handlers (most wait on batchers or a generator)
+  std::size_t workers = 64;      // threads running handlers (most wait on batchers or a generator)
   std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
   std::size_t ingest_threads = 1;  // ingestion jobs run at once (each holds its collection's writer lock)
   std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant

@@ -17,7 +17,9 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   if (!encoder) return encoder.error();
   pool->embedding_reranker_ = std::make_unique<EmbeddingReranker>(*encoder);
   if (!options.reranker.empty()) {
-    auto cross = CrossEncoder::load(models_dir(options.data_dir) / options.reranker);
+    CrossEncoderOptions cross_options;
+    cross_options.session.allow_spinning = false;
+    auto cross = CrossEncoder::load(models_dir(options.data_dir) / options.reranker, cross_options);
     if (!cross) return cross.error();
     const std::string provider = (*cross)->provider();
     pool->cross_encoder_ = std::make_unique<batch::BatchedReranker>(std::shared_ptr<const CrossEncoder>(std::move(*cross)), options.batch);
@@ -41,7 +43,9 @@ Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model
   if (!std::filesystem::is_directory(models_dir(data_dir_) / model, ec)) {
     return make_error(ErrorCode::not_found, "no embedding model '" + model + "' is installed");
   }
-  auto loaded = SentenceEncoder::load(models_dir(data_dir_) / model);
+  EncoderOptions encoder_options;
+  encoder_options.session.allow_spinning = false;  // see OnnxSessionOptions: a server idles between batches
+  auto loaded = SentenceEncoder::load(models_dir(data_dir_) / model, encoder_options);
   if (!loaded) {
     return make_error(loaded.error().code == ErrorCode::not_found ? ErrorCode::not_found : ErrorCode::invalid_argument,
                       "'" + model + "' is not an embedding model this server can load");

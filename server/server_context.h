@@ -44,5 +44,6 @@ void add_ask_routes(Router& router, ServerContext& context);
 void add_openai_routes(Router& router, ServerContext& context);
 void add_rerank_routes(Router& router, ServerContext& context);
 void add_job_routes(Router& router, ServerContext& context);
+void add_web_routes(Router& router);
 
 }  // namespace kotae::server

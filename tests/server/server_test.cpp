@@ -60,6 +60,25 @@ TEST_F(ServerTest, HealthReadinessAndTheOpenApiDocument) {
   EXPECT_EQ(body_of(spec)["openapi"].get<std::string>().substr(0, 2), "3.");
 }
 
+TEST_F(ServerTest, TheWebPageIsServedFromTheBinaryWithItsPolicyAndRevalidation) {
+  auto page = get("/");
+  ASSERT_EQ(page.status, 200);
+  EXPECT_EQ(page.headers["content-type"], "text/html; charset=utf-8");
+  EXPECT_NE(page.body.find(R"(<script type="module" src="/assets/app.js">)"), std::string::npos);
+  EXPECT_NE(page.headers["content-security-policy"].find("script-src 'self'"), std::string::npos);
+  const std::string etag = page.headers["etag"];
+  ASSERT_FALSE(etag.empty());
+  auto again = http_request("GET", server_->url("/"), "", {"If-None-Match: " + etag});
+  EXPECT_EQ(again.status, 304);
+  EXPECT_TRUE(again.body.empty());
+  auto script = http_request("GET", server_->url("/assets/app.js"), "", {"Accept-Encoding: gzip, br"});
+  ASSERT_EQ(script.status, 200);
+  EXPECT_EQ(script.headers["content-encoding"], "gzip");
+  ASSERT_GE(script.body.size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>(script.body[0]), 0x1f);  // the gzip magic number
+  EXPECT_EQ(get("/assets/missing.js").status, 404);
+}
+
 TEST_F(ServerTest, ErrorsAreJsonWithAStableCode) {
   auto missing = get("/v1/nothing");
   EXPECT_EQ(missing.status, 404);

@@ -1,0 +1,101 @@
+// The Kotae HTTP API as the page uses it. Every failure becomes an ApiError with the server's stable
+// code and message, or code "unreachable" when no answer came back at all.
+
+import { readEvents, type ServerEvent } from "./sse";
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) { super(message); }
+}
+
+export interface Collection { name: string; documents: number; chunks: number; size_bytes: number; embedder: string }
+export interface DocumentInfo { id: number; path: string; title: string; format: string; size_bytes: number; chunks: number }
+export interface JobFile { name: string; status: string; chunks: number; bytes: number; error?: string }
+export interface Job {
+  id: string; collection: string; state: string; files: JobFile[];
+  progress: { files_done: number; files_total: number; chunks: number; bytes_done: number; bytes_total: number };
+}
+export interface Source {
+  number: number; chunk_id: number; document: string; title: string; page_first: number; page_last: number;
+  start: number; end: number; relevance: number; score: number; heading_path: string[]; text: string;
+}
+export interface Citation {
+  number: number; chunk_id: number; document: string; title: string; page: number | null;
+  start: number; end: number; text: string; answer_start: number; answer_end: number;
+}
+export type Timings = Record<string, number>;
+export interface Answer {
+  answer: string; backend: string; citations: Citation[]; sources: Source[]; timings_ms: Timings;
+  conversation_id: string; cache?: string; fallbacks: { backend: string; error: string }[];
+}
+export interface Backend { name: string; available: boolean; reason: string }
+export interface Ready { status: string; embedders?: { model: string; provider: string }[]; backends?: Backend[] }
+
+const unreachable = () => new ApiError(0, "unreachable", `Cannot reach the Kotae server at ${location.origin}. Is it running?`);
+
+export class Api {
+  constructor(private readonly apiKey: () => string) {}
+
+  private headers(json: boolean): HeadersInit {
+    const headers: Record<string, string> = {};
+    if (json) headers["Content-Type"] = "application/json";
+    const key = this.apiKey();
+    if (key) headers["Authorization"] = `Bearer ${key}`;
+    return headers;
+  }
+
+  private async send(method: string, path: string, body?: BodyInit, json = true, signal?: AbortSignal): Promise<Response> {
+    let response: Response;
+    try {
+      response = await fetch(path, { method, headers: this.headers(json && body !== undefined), body, signal });
+    } catch (e) {
+      if (e instanceof DOMException && e.name === "AbortError") throw e;
+      throw unreachable();
+    }
+    if (!response.ok) throw await errorOf(response);
+    return response;
+  }
+
+  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const response = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body));
+    return await response.json() as T;
+  }
+
+  ready(): Promise<Ready> {
+    return fetch("/readyz").then(r => r.json() as Promise<Ready>, () => { throw unreachable(); });
+  }
+
+  collections(): Promise<{ data: Collection[] }> { return this.json("GET", "/v1/collections"); }
+  createCollection(name: string): Promise<Collection> { return this.json("POST", "/v1/collections", { name }); }
+  deleteCollection(name: string): Promise<unknown> { return this.json("DELETE", `/v1/collections/${enc(name)}`); }
+  documents(name: string): Promise<{ data: DocumentInfo[] }> { return this.json("GET", `/v1/collections/${enc(name)}/documents`); }
+  deleteDocument(name: string, id: number): Promise<unknown> { return this.json("DELETE", `/v1/collections/${enc(name)}/documents/${id}`); }
+  job(id: string): Promise<Job> { return this.json("GET", `/v1/jobs/${enc(id)}`); }
+
+  async upload(collection: string, files: File[]): Promise<Job> {
+    const form = new FormData();
+    for (const f of files) form.append("files", f, f.name);
+    const response = await this.send("POST", `/v1/collections/${enc(collection)}/documents`, form, false);
+    return await response.json() as Job;
+  }
+
+  // POST with "stream": true; yields the server's events as they arrive.
+  async *stream(path: string, body: unknown, signal: AbortSignal): AsyncGenerator<ServerEvent> {
+    const response = await this.send("POST", path, JSON.stringify(body), true, signal);
+    if (!response.body) throw new ApiError(0, "no_stream", "The server's answer had no body.");
+    yield* readEvents(response.body);
+  }
+}
+
+const enc = encodeURIComponent;
+
+async function errorOf(response: Response): Promise<ApiError> {
+  let code = `http_${response.status}`, message = `${response.status} ${response.statusText}`;
+  try {
+    const body = await response.json() as { error?: { code?: string; message?: string } };
+    if (body.error?.code) code = body.error.code;
+    if (body.error?.message) message = body.error.message;
+  } catch { /* not JSON: keep the status line */ }
+  const retry = response.headers.get("Retry-After");
+  if (retry) message += ` (try again in ${retry} s)`;
+  return new ApiError(response.status, code, message);
+}
