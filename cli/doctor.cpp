@@ -62,12 +62,20 @@ nlohmann::json gpu_report() {
   const GpuReport gpus = probe_gpus();
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : gpus.devices) {
+    nlohmann::json mig = nlohmann::json::array();
+    for (const auto& m : d.mig_instances) mig.push_back({{"name", m.name}, {"memory_bytes", m.memory_bytes}});
+    const PrecisionAdvice advice = advise_precision(d.compute_major, d.compute_minor);
     devices.push_back({{"index", d.index},
                        {"name", d.name},
+                       {"pci_bus_id", d.pci_bus_id},
                        {"compute_capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)},
                        {"multiprocessors", d.multiprocessors},
                        {"memory_bytes", d.memory_bytes},
-                       {"memory_bandwidth_gb_s", d.memory_bandwidth_gb_s}});
+                       {"memory_bandwidth_gb_s", d.memory_bandwidth_gb_s},
+                       {"mig_enabled", d.mig_enabled},
+                       {"mig_instances", mig},
+                       {"precision", {{"recommended", advice.recommended}, {"fp16", advice.fp16}, {"int8", advice.int8},
+                                      {"reason", advice.reason}}}});
   }
   return {{"present", gpus.present}, {"driver_version", gpus.driver_version}, {"devices", devices}, {"note", gpus.note}};
 }
@@ -116,6 +124,13 @@ void print_text(const nlohmann::json& r) {
                   d["name"].get<std::string>().c_str(), d["compute_capability"].get<std::string>().c_str(),
                   d["multiprocessors"].get<int>(), d["memory_bytes"].get<double>() / (1 << 30),
                   d["memory_bandwidth_gb_s"].get<double>());
+      std::printf("  precision  %s (%s)\n", d["precision"]["recommended"].get<std::string>().c_str(),
+                  d["precision"]["reason"].get<std::string>().c_str());
+      if (d["mig_enabled"].get<bool>()) {
+        for (const auto& m : d["mig_instances"]) {
+          std::printf("  MIG        %s, %.1f GiB\n", m["name"].get<std::string>().c_str(), m["memory_bytes"].get<double>() / (1 << 30));
+        }
+      }
     }
   } else {
     std::printf("GPU          none (%s)\n", gpu["note"].get<std::string>().c_str());
