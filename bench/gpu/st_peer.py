@@ -2,13 +2,14 @@
 FP16 on the GPU. Encoder latency at batch 1 and throughput at batch 64 (short sentences from the
 example documents), and the FP16 vectors' cosine to FP32. JSON lines.
 
-Usage: st_peer.py MODEL_DIR TEXT_FILE [--check] [--seconds S] [--texts-out FILE]
+Usage: st_peer.py MODEL_DIR TEXT_FILE [--check] [--seconds S] [--texts-out FILE] [--tokens-out FILE]
   --check: only read the inputs (what the dry run can do without a GPU or torch)
 """
 import argparse
 import json
 import re
 import statistics
+import struct
 import time
 
 
@@ -33,6 +34,7 @@ def main():
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--texts-out", help="also write the texts, one per line (what the llama.cpp bench encodes)")
+    parser.add_argument("--tokens-out", help="also write their token ids by the model's tokenizer (the CUDA bench's input)")
     args = parser.parse_args()
     texts = sentences(args.text_file)
     if args.texts_out:
@@ -47,6 +49,12 @@ def main():
 
     model = SentenceTransformer(args.model_dir, device="cuda")
     model.half()
+    if args.tokens_out:
+        ids = model.tokenizer(texts, truncation=True, max_length=256)["input_ids"]
+        with open(args.tokens_out, "wb") as out:
+            out.write(struct.pack("<i", len(ids)))
+            for row in ids:
+                out.write(struct.pack("<i%di" % len(row), len(row), *row))
     sync = torch.cuda.synchronize
 
     def encode(batch):
