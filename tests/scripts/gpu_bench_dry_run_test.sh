@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # bench/gpu/pack then bench/gpu/run --dry-run, as a machine without a GPU runs them: the pack stays
 # under 60 MiB and holds the checked weights and llama.cpp's sources; the dry run builds the device
-# report, says there is no GPU, reads the peer's inputs, configures llama.cpp and compiles the encoder
-# bench; its summary is the last line.
+# report, says there is no GPU, reads the peer's inputs, compiles and links the native CUDA encoder
+# with nvcc from PyPI, configures llama.cpp and compiles the llama.cpp encoder bench; its summary is
+# the last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pack=$1
@@ -13,6 +14,7 @@ out=$("$root/bench/gpu/run" --dry-run --pack "$pack")
 echo "$out"
 echo "$out" | tail -1 | jq -e '.name == "summary" and .dry_run == true and (.gpu.present | type) == "boolean"' >/dev/null
 echo "$out" | grep -q '"bench_compiles": true'
+echo "$out" | grep -q '"name": "cuda_encoder_build", "compiled": true, "linked": true'
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   echo "$out" | tail -1 | jq -e '.gpu.present == false' >/dev/null
 fi
