@@ -26,10 +26,14 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::load(const std::filesy
   if (manifest->dimension <= 0 || manifest->max_length <= 2) {
     return make_error(ErrorCode::model, "model " + name + ": manifest lacks dimension or max_length");
   }
-  const ModelFile* onnx = manifest->file_with_role("onnx");
+  if (options.precision != "fp32" && options.precision != "fp16") {
+    return make_error(ErrorCode::invalid_argument, "precision '" + options.precision + "': fp32 or fp16");
+  }
+  const std::string role = options.precision == "fp16" ? "onnx-fp16" : "onnx";
+  const ModelFile* onnx = manifest->file_with_role(role);
   const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
   if (!onnx || !tokenizer_file) {
-    return make_error(ErrorCode::model, "model " + name + ": manifest needs an onnx and a tokenizer file");
+    return make_error(ErrorCode::model, "model " + name + ": manifest needs an " + role + " and a tokenizer file");
   }
   auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
   if (!tokenizer) return tokenizer.error();

@@ -86,3 +86,34 @@ TEST(SentenceEncoderLoad, MissingModelIsNotFound) {
 
 }  // namespace
 }  // namespace kotae
+
+namespace kotae {
+namespace {
+
+// The FP16 variant setup derives for GPUs with tensor cores: the same vectors within FP16's precision.
+TEST(SentenceEncoderPrecision, TheFp16VariantAgreesWithFp32) {
+  EncoderOptions fp16;
+  fp16.precision = "fp16";
+  auto half = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"), fp16);
+  ASSERT_TRUE(half.ok()) << half.error().message;
+  auto full = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"));
+  ASSERT_TRUE(full.ok()) << full.error().message;
+  const std::vector<std::string> texts = {"Is SQLite threadsafe?", "How do I create an AUTOINCREMENT field?",
+                                          "A much longer sentence about databases, files, locks and the journal, "
+                                          "repeated to make the sequence a little longer than the others."};
+  auto a = (*half)->embed(texts);
+  auto b = (*full)->embed(texts);
+  ASSERT_TRUE(a.ok() && b.ok());
+  for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_GE(cosine(a->row(i), b->row(i)), 0.999) << texts[i];
+}
+
+TEST(SentenceEncoderPrecision, AnUnknownPrecisionIsRefused) {
+  EncoderOptions options;
+  options.precision = "int4";
+  auto encoder = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"), options);
+  ASSERT_FALSE(encoder.ok());
+  EXPECT_NE(encoder.error().message.find("int4"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kotae
