@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "core/paths.h"
+#include "model/encoder_loading.h"
 
 namespace kotae::cli {
 namespace {
@@ -12,8 +13,8 @@ namespace fs = std::filesystem;
 // "all-minilm-l6-v2-int8/int8" was built by the model in DATA/models/all-minilm-l6-v2-int8.
 std::string model_of(const std::string& embedder_id) { return embedder_id.substr(0, embedder_id.find('/')); }
 
-Result<std::unique_ptr<SentenceEncoder>> load_encoder(const fs::path& data_dir, const std::string& model) {
-  return SentenceEncoder::load(models_dir(data_dir) / model);
+Result<std::unique_ptr<Encoder>> load_encoder(const fs::path& data_dir, const std::string& model) {
+  return load_best_encoder(models_dir(data_dir) / model);
 }
 
 }  // namespace

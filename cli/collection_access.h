@@ -16,7 +16,7 @@ namespace kotae::cli {
 
 struct OpenCollection {
   std::unique_ptr<store::Collection> collection;
-  std::unique_ptr<SentenceEncoder> encoder;
+  std::unique_ptr<Encoder> encoder;
 };
 
 // Letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters.

@@ -47,6 +47,7 @@ Result<ModelManifest> parse_model_manifest(std::string_view text, const std::str
     m.pooling = doc.value("pooling", "");
     m.normalize = doc.value("normalize", true);
     m.max_length = doc.value("max_length", 0);
+    m.heads = doc.value("heads", 0);
     m.dimension = doc.value("dimension", 0);
     m.inputs = doc.value("inputs", std::vector<std::string>{});
     m.output = doc.value("output", "");

@@ -30,6 +30,7 @@ struct ModelManifest {
   bool normalize = true;
   int max_length = 0;
   int dimension = 0;
+  int heads = 0;  // attention heads (encoders; the native CUDA encoder needs it)
   std::vector<std::string> inputs;
   std::string output;
   std::vector<ModelFile> files;

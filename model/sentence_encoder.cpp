@@ -26,10 +26,7 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::load(const std::filesy
   if (manifest->dimension <= 0 || manifest->max_length <= 2) {
     return make_error(ErrorCode::model, "model " + name + ": manifest lacks dimension or max_length");
   }
-  if (options.precision != "fp32" && options.precision != "fp16") {
-    return make_error(ErrorCode::invalid_argument, "precision '" + options.precision + "': fp32 or fp16");
-  }
-  const std::string role = options.precision == "fp16" ? "onnx-fp16" : "onnx";
+  const std::string role = options.precision == EncoderOptions::Precision::fp16 ? "onnx-fp16" : "onnx";
   const ModelFile* onnx = manifest->file_with_role(role);
   const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
   if (!onnx || !tokenizer_file) {

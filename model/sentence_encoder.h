@@ -14,9 +14,9 @@ namespace kotae {
 
 struct EncoderOptions {
   OnnxSessionOptions session;
-  // "fp32" runs the manifest's "onnx" file; "fp16" its "onnx-fp16" variant (for GPUs with tensor
-  // cores; see `kotae doctor`'s precision advice).
-  std::string precision = "fp32";
+  // fp32 runs the manifest's "onnx" file; fp16 its "onnx-fp16" variant (for GPUs with tensor cores;
+  // see `kotae doctor`'s precision advice).
+  enum class Precision { fp32, fp16 } precision = Precision::fp32;
   bool warm_up = true;
   std::size_t max_batch_items = 64;       // rows per model run
   std::size_t max_batch_tokens = 16384;   // rows x padded length per model run

@@ -1,8 +1,13 @@
 #include "server/model_pool.h"
 
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
 #include "core/paths.h"
 #include "model/cross_encoder.h"
 #include "model/embedding_reranker.h"
+#include "model/encoder_loading.h"
 #include "model/sentence_encoder.h"
 
 namespace kotae::server {
@@ -45,7 +50,16 @@ Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model
   }
   EncoderOptions encoder_options;
   encoder_options.session.allow_spinning = false;  // see OnnxSessionOptions: a server idles between batches
-  auto loaded = SentenceEncoder::load(models_dir(data_dir_) / model, encoder_options);
+  std::string why_not_cuda;
+  auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options, &why_not_cuda);
+  // A GPU that the native encoder could not use deserves one log line; no GPU is the normal case.
+  if (loaded && !why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
+    std::fprintf(stderr, "%s\n",
+                 nlohmann::json{{"event", "cuda_encoder_unavailable"}, {"model", model}, {"reason", why_not_cuda},
+                                {"using", (*loaded)->provider()}}
+                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                     .c_str());
+  }
   if (!loaded) {
     return make_error(loaded.error().code == ErrorCode::not_found ? ErrorCode::not_found : ErrorCode::invalid_argument,
                       "'" + model + "' is not an embedding model this server can load");

@@ -212,6 +212,7 @@ struct BertCudaEncoder::Impl {
   int *ids, *lengths, *host_ids, *host_lengths;
   __half *x, *qkv, *context, *scratch, *inner;
   float *out, *host_out;
+  __half* host_states;
   std::vector<void*> allocations;
   std::string device;
 
@@ -271,6 +272,7 @@ BertCudaEncoder::BertCudaEncoder(const BertWeights& w, int max_batch, int max_to
   check(cudaMallocHost(&m.host_ids, tokens * sizeof(int)), "cudaMallocHost");
   check(cudaMallocHost(&m.host_lengths, max_batch * sizeof(int)), "cudaMallocHost");
   check(cudaMallocHost(&m.host_out, (size_t)max_batch * m.hidden * sizeof(float)), "cudaMallocHost");
+  check(cudaMallocHost(&m.host_states, tokens * m.hidden * sizeof(__half)), "cudaMallocHost");
 }
 
 BertCudaEncoder::~BertCudaEncoder() {
@@ -282,7 +284,8 @@ BertCudaEncoder::~BertCudaEncoder() {
 int BertCudaEncoder::hidden() const { return impl_->hidden; }
 std::string BertCudaEncoder::device_name() const { return impl_->device; }
 
-std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& texts) {
+std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& texts,
+                                          std::vector<std::vector<float>>* states) {
   auto& m = *impl_;
   std::vector<float> result;
   for (size_t first = 0; first < texts.size(); first += m.max_batch) {
@@ -321,8 +324,18 @@ std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& t
     check(cudaGetLastError(), "kernel launch");
     check(cudaMemcpyAsync(m.host_out, m.out, (size_t)batch * m.hidden * sizeof(float), cudaMemcpyDeviceToHost, m.stream),
           "copy vectors");
+    if (states) {
+      check(cudaMemcpyAsync(m.host_states, m.x, (size_t)rows * m.hidden * sizeof(__half), cudaMemcpyDeviceToHost, m.stream),
+            "copy token states");
+    }
     check(cudaStreamSynchronize(m.stream), "encode");
     result.insert(result.end(), m.host_out, m.host_out + (size_t)batch * m.hidden);
+    if (states) {
+      for (int b = 0; b < batch; ++b) {
+        auto& text = states->emplace_back((size_t)m.host_lengths[b] * m.hidden);
+        for (size_t i = 0; i < text.size(); ++i) text[i] = __half2float(m.host_states[(size_t)b * length * m.hidden + i]);
+      }
+    }
   }
   return result;
 }

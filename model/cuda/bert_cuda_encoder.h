@@ -22,7 +22,8 @@ class BertCudaEncoder {
   BertCudaEncoder& operator=(const BertCudaEncoder&) = delete;
 
   // Unit vectors, hidden floats per text, one after another. Texts longer than max_tokens are cut.
-  std::vector<float> embed(const std::vector<std::vector<int>>& texts);
+  // With `states`, also each text's final token states (its tokens x hidden floats), for pooling parts.
+  std::vector<float> embed(const std::vector<std::vector<int>>& texts, std::vector<std::vector<float>>* states = nullptr);
   int hidden() const;
   std::string device_name() const;
 

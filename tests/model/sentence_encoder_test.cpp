@@ -93,7 +93,7 @@ namespace {
 // The FP16 variant setup derives for GPUs with tensor cores: the same vectors within FP16's precision.
 TEST(SentenceEncoderPrecision, TheFp16VariantAgreesWithFp32) {
   EncoderOptions fp16;
-  fp16.precision = "fp16";
+  fp16.precision = EncoderOptions::Precision::fp16;
   auto half = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"), fp16);
   ASSERT_TRUE(half.ok()) << half.error().message;
   auto full = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"));
@@ -107,12 +107,12 @@ TEST(SentenceEncoderPrecision, TheFp16VariantAgreesWithFp32) {
   for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_GE(cosine(a->row(i), b->row(i)), 0.999) << texts[i];
 }
 
-TEST(SentenceEncoderPrecision, AnUnknownPrecisionIsRefused) {
-  EncoderOptions options;
-  options.precision = "int4";
-  auto encoder = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"), options);
+TEST(SentenceEncoderPrecision, AModelWithoutAnFp16VariantSaysSo) {
+  EncoderOptions fp16;
+  fp16.precision = EncoderOptions::Precision::fp16;
+  auto encoder = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2-int8"), fp16);
   ASSERT_FALSE(encoder.ok());
-  EXPECT_NE(encoder.error().message.find("int4"), std::string::npos);
+  EXPECT_NE(encoder.error().message.find("onnx-fp16"), std::string::npos) << encoder.error().message;
 }
 
 }  // namespace

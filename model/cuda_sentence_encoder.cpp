@@ -1,0 +1,134 @@
+#include "model/cuda_sentence_encoder.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <mutex>
+
+#include "model/cuda/cuda_encoder_plugin.h"
+#include "model/model_loading.h"
+#include "platform/gpu_devices.h"
+
+namespace kotae {
+
+struct CudaSentenceEncoder::Plugin {
+  void* library = nullptr;
+  void* encoder = nullptr;
+  KotaeCudaEncoderEmbed embed = nullptr;
+  KotaeCudaEncoderClose close = nullptr;
+  std::mutex mutex;  // one stream and one set of buffers: one batch at a time (the batcher sends one)
+
+  ~Plugin() {
+    if (encoder && close) close(encoder);
+    if (library) dlclose(library);
+  }
+};
+
+std::filesystem::path default_cuda_encoder_plugin() {
+  if (const char* path = std::getenv("KOTAE_CUDA_ENCODER"); path && *path) return path;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path("libkotae_cuda_encoder.so") : self.parent_path() / "libkotae_cuda_encoder.so";
+}
+
+Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std::filesystem::path& model_dir,
+                                                                       const std::filesystem::path& plugin_path) {
+  const GpuReport gpus = probe_gpus();
+  if (!gpus.present) return make_error(ErrorCode::unsupported, "no GPU: " + gpus.note);
+  auto manifest = load_verified_manifest(model_dir, "embedding");
+  if (!manifest) return manifest.error();
+  const ModelFile* weights = manifest->file_with_role("safetensors-fp16");
+  const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
+  if (!weights || !tokenizer_file || manifest->pooling != "mean" || manifest->heads <= 0) {
+    return make_error(ErrorCode::unsupported, "model " + manifest->name + " has no FP16 safetensors for the CUDA encoder");
+  }
+  auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
+  if (!tokenizer) return tokenizer.error();
+
+  auto plugin = std::make_unique<Plugin>();
+  plugin->library = dlopen(plugin_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!plugin->library) {
+    const char* why = dlerror();
+    return make_error(ErrorCode::unsupported, "cannot open " + plugin_path.string() + ": " + (why ? why : "unknown"));
+  }
+  auto open = reinterpret_cast<KotaeCudaEncoderOpen>(dlsym(plugin->library, "kotae_cuda_encoder_open"));
+  plugin->embed = reinterpret_cast<KotaeCudaEncoderEmbed>(dlsym(plugin->library, "kotae_cuda_encoder_embed"));
+  plugin->close = reinterpret_cast<KotaeCudaEncoderClose>(dlsym(plugin->library, "kotae_cuda_encoder_close"));
+  auto device = reinterpret_cast<KotaeCudaEncoderDevice>(dlsym(plugin->library, "kotae_cuda_encoder_device"));
+  if (!open || !plugin->embed || !plugin->close || !device) {
+    return make_error(ErrorCode::unsupported, plugin_path.string() + " is not a Kotae CUDA encoder plugin");
+  }
+  char error[512] = {};
+  plugin->encoder = open((model_dir / weights->path).c_str(), manifest->heads, 64, manifest->max_length, error, sizeof error);
+  if (!plugin->encoder) return make_error(ErrorCode::model, std::string("the CUDA encoder cannot start: ") + error);
+  const std::string provider = std::string("KotaeCUDA (") + device(plugin->encoder) + ")";
+  std::unique_ptr<CudaSentenceEncoder> encoder(new CudaSentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(plugin)));
+  encoder->provider_ = provider;
+  return encoder;
+}
+
+CudaSentenceEncoder::CudaSentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer,
+                                         std::unique_ptr<Plugin> plugin)
+    : manifest_(std::move(manifest)), tokenizer_(std::move(tokenizer)), plugin_(std::move(plugin)) {}
+
+CudaSentenceEncoder::~CudaSentenceEncoder() = default;
+
+text::Encoding CudaSentenceEncoder::tokenize(std::string_view text) const {
+  return tokenizer_.encode(text, static_cast<std::size_t>(manifest_.max_length));
+}
+
+Result<void> CudaSentenceEncoder::run(std::span<const text::Encoding> encodings, float* vectors,
+                                      std::vector<float>* states) const {
+  std::vector<int> ids, lengths;
+  for (const auto& e : encodings) {
+    const std::size_t n = std::min(e.ids.size(), static_cast<std::size_t>(manifest_.max_length));
+    lengths.push_back(static_cast<int>(n));
+    ids.insert(ids.end(), e.ids.begin(), e.ids.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  if (states) states->assign(ids.size() * dimension(), 0.0f);
+  char error[512] = {};
+  std::lock_guard lock(plugin_->mutex);
+  if (plugin_->embed(plugin_->encoder, ids.data(), lengths.data(), static_cast<int>(encodings.size()), vectors,
+                     states ? states->data() : nullptr, error, sizeof error) != 0) {
+    return make_error(ErrorCode::model, std::string("CUDA encoder: ") + error);
+  }
+  return {};
+}
+
+Result<Embeddings> CudaSentenceEncoder::embed_encoded(std::span<const text::Encoding> encodings) const {
+  Embeddings out{dimension(), std::vector<float>(encodings.size() * dimension())};
+  if (encodings.empty()) return out;
+  if (auto ok = run(encodings, out.values.data(), nullptr); !ok) return ok.error();
+  return out;
+}
+
+Result<RangeEmbeddings> CudaSentenceEncoder::embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
+                                                                       std::span<const std::vector<TokenRange>> ranges) const {
+  RangeEmbeddings out{{dimension(), std::vector<float>(encodings.size() * dimension())}, {dimension(), {}}};
+  if (encodings.empty()) return out;
+  std::vector<float> states;
+  if (auto ok = run(encodings, out.inputs.values.data(), &states); !ok) return ok.error();
+  // Each range: the mean of its tokens' final states, normalised, as the ONNX encoder pools them.
+  const std::size_t d = dimension();
+  std::size_t first_token = 0;
+  for (std::size_t i = 0; i < encodings.size(); ++i) {
+    const std::size_t length = std::min(encodings[i].ids.size(), static_cast<std::size_t>(manifest_.max_length));
+    for (const auto& r : i < ranges.size() ? ranges[i] : std::vector<TokenRange>{}) {
+      std::vector<double> sum(d, 0.0);
+      const std::size_t last = std::min(r.last, length), first = std::min(r.first, last);
+      for (std::size_t t = first; t < last; ++t) {
+        for (std::size_t c = 0; c < d; ++c) sum[c] += states[(first_token + t) * d + c];
+      }
+      double norm = 0;
+      for (double v : sum) norm += v * v;
+      norm = norm > 0 ? std::sqrt(norm) : 1.0;
+      for (double v : sum) out.ranges.values.push_back(static_cast<float>(v / norm));
+    }
+    first_token += length;
+  }
+  return out;
+}
+
+}  // namespace kotae
