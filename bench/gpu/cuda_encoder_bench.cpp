@@ -5,24 +5,17 @@
 //
 // Usage: cuda_encoder_bench MODEL.safetensors TOKENS.bin SECONDS VECTORS_OUT
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <vector>
 
+#include "bench/gpu/encoder_timing.h"
 #include "model/cuda/bert_cuda_encoder.h"
 #include "model/cuda/bert_reference.h"
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(std::lround(q / 100 * (v.size() - 1))))];
-}
 
 std::vector<std::vector<int>> read_tokens(const char* path) {
   std::ifstream in(path, std::ios::binary);
@@ -75,21 +68,13 @@ int main(int argc, char** argv) {
   std::size_t tokens_total = 0;
   for (const auto& t : texts) tokens_total += t.size();
   for (int batch : {1, kBatch}) {
-    std::vector<double> ms;
-    std::size_t done = 0;
     std::vector<std::vector<int>> group(batch);
-    const auto start = Clock::now();
-    while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
-      for (int b = 0; b < batch; ++b) group[b] = texts[(done + b) % texts.size()];
-      const auto t0 = Clock::now();
-      encoder.embed(group);
-      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      done += batch;
-    }
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    const auto t = time_encoder(
+        seconds, batch, [&](std::size_t done) { for (int b = 0; b < batch; ++b) group[b] = texts[(done + b) % texts.size()]; },
+        [&] { encoder.embed(group); });
     std::printf("{\"name\": \"encoder\", \"engine\": \"kotae-cuda-fp16\", \"batch\": %d, \"calls\": %zu, \"p50_ms\": %.4f, "
                 "\"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f, \"mean_tokens\": %.1f, \"device\": \"%s\"}\n",
-                batch, ms.size(), percentile(ms, 50), percentile(ms, 95), percentile(ms, 99), done / elapsed,
+                batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s,
                 static_cast<double>(tokens_total) / texts.size(), encoder.device_name().c_str());
   }
   return 0;

@@ -5,7 +5,6 @@
 //
 // Usage: llama_encoder_bench MODEL.gguf TEXTS.txt SECONDS VECTORS_OUT [--cpu]
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -13,18 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/encoder_timing.h"
 #include "llama.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr int kBatch = 64;
 constexpr int kMaxTokens = 128;
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(std::lround(q / 100 * (v.size() - 1))))];
-}
 
 struct Encoder {
   llama_context* ctx;
@@ -103,19 +97,12 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 20; ++i) encoder.encode(texts, i * kBatch, kBatch);
 
   for (int batch : {1, kBatch}) {
-    std::vector<double> ms;
-    std::size_t done = 0;
-    const auto start = Clock::now();
-    while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
-      const auto t0 = Clock::now();
-      encoder.encode(texts, done, batch);
-      ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-      done += batch;
-    }
-    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    std::size_t first = 0;
+    const auto t = time_encoder(seconds, batch, [&](std::size_t done) { first = done; },
+                                [&] { encoder.encode(texts, first, batch); });
     std::printf("{\"name\": \"encoder\", \"engine\": \"%s\", \"batch\": %d, \"calls\": %zu, \"p50_ms\": %.4f, "
                 "\"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f, \"mean_tokens\": %.1f}\n",
-                engine, batch, ms.size(), percentile(ms, 50), percentile(ms, 95), percentile(ms, 99), done / elapsed,
+                engine, batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s,
                 static_cast<double>(tokens_total) / texts.size());
   }
   llama_batch_free(encoder.batch);

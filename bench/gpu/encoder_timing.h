@@ -1,0 +1,36 @@
+#pragma once
+// The GPU benches' timing loop: run batches for `seconds`, each call timed alone, and report
+// per-call percentiles and texts per second over the whole run (preparation included).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+struct EncoderTiming {
+  std::size_t calls = 0;
+  double p50_ms = 0, p95_ms = 0, p99_ms = 0, texts_per_s = 0;
+};
+
+inline double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(std::lround(q / 100 * (v.size() - 1))))];
+}
+
+// prepare(done) readies the next `batch` texts (untimed); run() encodes them (timed).
+template <class Prepare, class Run>
+EncoderTiming time_encoder(double seconds, int batch, Prepare prepare, Run run) {
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> ms;
+  std::size_t done = 0;
+  const auto start = Clock::now();
+  while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
+    prepare(done);
+    const auto t0 = Clock::now();
+    run();
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    done += batch;
+  }
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  return {ms.size(), percentile(ms, 50), percentile(ms, 95), percentile(ms, 99), done / elapsed};
+}
