@@ -5,9 +5,10 @@
 #include <iostream>
 #include <set>
 
+#include "cli/model_command.h"
 #include "core/paths.h"
 #include "model/llama_runtime.h"
-#include "model/model_manifest.h"
+#include "model/model_integrity.h"
 #include "model/onnx_session.h"
 #include "model/sentence_encoder.h"
 #include "platform/cpu_features.h"
@@ -19,33 +20,24 @@ namespace {
 // Models every installation must have, whether or not their folder exists.
 const std::set<std::string> kRequiredModels = {"all-minilm-l6-v2", "all-minilm-l6-v2-int8"};
 
-nlohmann::json model_entry(const std::filesystem::path& dir, const std::string& name) {
-  nlohmann::json entry = {{"name", name}, {"path", dir.string()}, {"required", kRequiredModels.count(name) > 0}};
-  auto manifest = load_model_manifest(dir);
-  if (!manifest) {
-    entry.update({{"sha256", nullptr}, {"ok", false}, {"status", "missing"}, {"error", manifest.error().message}});
-    return entry;
+// Each model through the same gate loading uses (model/model_integrity.h), so doctor says "ok" only
+// for a model that would load.
+nlohmann::json model_entry(const std::filesystem::path& models, const std::string& name, const IntegrityPolicy& policy) {
+  const ModelInspection inspection = inspect_model(models, name, policy);
+  nlohmann::json entry = inspection_json(inspection);
+  entry["path"] = (models / name).string();
+  entry["required"] = kRequiredModels.count(name) > 0 || inspection.manifest.required;
+  if (!inspection.manifest.name.empty()) {
+    entry["kind"] = inspection.manifest.kind;
+    entry["precision"] = inspection.manifest.precision;
+    entry["sha256"] = inspection.manifest.files.front().sha256;
+  } else {
+    entry["sha256"] = nullptr;
   }
-  entry["required"] = entry["required"].get<bool>() || manifest->required;
-  entry["kind"] = manifest->kind;
-  entry["precision"] = manifest->precision;
-  std::string status = "ok";
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& check : verify_model_files(dir, *manifest)) {
-    files.push_back({{"path", check.path}, {"sha256", check.actual_sha256}, {"expected_sha256", check.expected_sha256},
-                     {"status", to_string(check.status)}});
-    if (check.status == FileStatus::corrupt) status = "corrupt";
-    if (check.status == FileStatus::missing && status == "ok") status = "missing";
-  }
-  const ModelFile* primary = manifest->files.empty() ? nullptr : &manifest->files.front();
-  entry["sha256"] = primary ? primary->sha256 : "";
-  entry["ok"] = status == "ok";
-  entry["status"] = status;
-  entry["files"] = files;
   return entry;
 }
 
-nlohmann::json models_report(const std::filesystem::path& dir) {
+nlohmann::json models_report(const std::filesystem::path& dir, const IntegrityPolicy& policy) {
   std::set<std::string> names = kRequiredModels;
   std::error_code ec;
   for (const auto& child : std::filesystem::directory_iterator(dir, ec)) {
@@ -54,7 +46,7 @@ nlohmann::json models_report(const std::filesystem::path& dir) {
     }
   }
   nlohmann::json models = nlohmann::json::array();
-  for (const auto& name : names) models.push_back(model_entry(dir / name, name));
+  for (const auto& name : names) models.push_back(model_entry(dir, name, policy));
   return models;
 }
 
@@ -135,6 +127,17 @@ void print_text(const nlohmann::json& r) {
   } else {
     std::printf("GPU          none (%s)\n", gpu["note"].get<std::string>().c_str());
   }
+  const auto& signatures = r["signatures"];
+  if (signatures.contains("error")) {
+    std::printf("\nSignatures   %s\n", signatures["error"].get<std::string>().c_str());
+  } else if (signatures["required"].get<bool>()) {
+    std::string ids;
+    for (const auto& k : signatures["trusted_keys"]) ids.append(" ").append(k["id"].get<std::string>());
+    std::printf("\nSignatures   required, by one of the trusted keys%s\n", ids.c_str());
+  } else {
+    std::printf("\nSignatures   not required (no trusted keys in %s/trusted_keys or KOTAE_TRUSTED_KEYS)\n",
+                r["data_dir"].get<std::string>().c_str());
+  }
   std::printf("\nModels in %s\n", r["models_dir"].get<std::string>().c_str());
   for (const auto& m : r["models"]) {
     std::printf("  %-8s %-26s %s%s\n", m["status"].get<std::string>().c_str(), m["name"].get<std::string>().c_str(),
@@ -159,8 +162,17 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
   report["gpu"] = gpu_report();
   report["data_dir"] = data_dir.string();
   report["models_dir"] = models_dir(data_dir).string();
-  report["models"] = models_report(models_dir(data_dir));
-  bool ok = true;
+  auto policy = integrity_policy(data_dir);
+  bool ok = policy.ok();
+  if (policy) {
+    nlohmann::json keys = nlohmann::json::array();
+    for (const auto& k : policy->trusted_keys) keys.push_back({{"id", k.id}, {"file", k.origin}});
+    report["signatures"] = {{"required", !policy->trusted_keys.empty()}, {"trusted_keys", keys},
+                            {"max_file_bytes", policy->max_file_bytes}};
+  } else {
+    report["signatures"] = {{"error", policy.error().message}};
+  }
+  report["models"] = policy ? models_report(models_dir(data_dir), *policy) : nlohmann::json::array();
   for (const auto& m : report["models"]) {
     if (m["required"].get<bool>() && !m["ok"].get<bool>()) ok = false;
   }

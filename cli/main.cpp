@@ -9,6 +9,7 @@
 #include "cli/embed_command.h"
 #include "cli/eval_command.h"
 #include "cli/index_command.h"
+#include "cli/model_command.h"
 #include "cli/search_command.h"
 #include "cli/serve_command.h"
 #include "core/paths.h"
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
   ask_cmd->add_option("--collection,-c", ask.collection, "collection name")->required();
   ask_cmd->add_option("--backend", ask.backend.order, "back-ends to try in order: llama, openai, extractive "
                                                  "(default: those configured, then extractive)")->delimiter(',');
-  ask_cmd->add_option("--model", ask.backend.model, "GGUF file, or an installed model, for the llama back-end");
+  ask_cmd->add_option("--model", ask.backend.model, "installed GGUF model for the llama back-end (kotae model add FILE --name NAME)");
   ask_cmd->add_option("--chat-template", ask.backend.chat_template, "llama.cpp built-in chat template (default: the model's own)");
   ask_cmd->add_option("--context", ask.backend.context, "context tokens of the generator")->capture_default_str()->check(CLI::Range(256, 1 << 20));
   ask_cmd->add_option("--threads", ask.backend.threads, "generation threads (0: all cores)")->capture_default_str();
@@ -118,6 +119,23 @@ int main(int argc, char** argv) {
   keygen_cmd->add_flag("--admin", keygen.admin, "may read /metrics and act for any tenant");
   keygen_cmd->add_option("--rate", keygen.rate, "requests per second (0: unlimited)");
   keygen_cmd->add_option("--burst", keygen.burst, "requests at once (default: the rate)");
+
+  kotae::cli::ModelCommandOptions model;
+  auto* model_cmd = app.add_subcommand("model", "check installed models, and sign them (see docs/models.md)");
+  model_cmd->require_subcommand(1);
+  auto* model_verify = model_cmd->add_subcommand("verify", "run every integrity check on an installed model (exit 1: refused)");
+  model_verify->add_option("name", model.name, "model name (a folder in DATA/models)")->required();
+  model_verify->add_flag("--json", model.json, "one JSON object");
+  auto* model_sign = model_cmd->add_subcommand("sign", "add an Ed25519 signature to an installed model's manifest");
+  model_sign->add_option("name", model.name, "model name (a folder in DATA/models)")->required();
+  model_sign->add_option("--key", model.key, "secret key file (from kotae model keygen)")->required();
+  auto* model_keygen = model_cmd->add_subcommand("keygen", "a new Ed25519 key pair for signing models");
+  model_keygen->add_option("--out", model.out, "writes OUT.key (secret, mode 0600) and OUT.pub")->required();
+  model_keygen->add_option("--comment", model.comment, "text after the public key (default: OUT's name)");
+  auto* model_add = model_cmd->add_subcommand("add", "install a GGUF file as a generator model, with its manifest");
+  model_add->add_option("file", model.file, "the .gguf file")->required();
+  model_add->add_option("--name", model.name, "the model's name (its folder in DATA/models)")->required();
+  model_add->add_option("--description", model.description, "a line for the manifest");
 
   CLI11_PARSE(app, argc, argv);
 
@@ -149,6 +167,13 @@ int main(int argc, char** argv) {
     return kotae::cli::run_ask(ask);
   }
   if (keygen_cmd->parsed()) return kotae::cli::run_keygen(keygen);
+  if (model_cmd->parsed()) {
+    model.data_dir = data_dir;
+    if (model_verify->parsed()) return kotae::cli::run_model_verify(model);
+    if (model_sign->parsed()) return kotae::cli::run_model_sign(model);
+    if (model_keygen->parsed()) return kotae::cli::run_model_keygen(model);
+    if (model_add->parsed()) return kotae::cli::run_model_add(model);
+  }
   if (serve_cmd->parsed()) {
     serve.server.models.data_dir = data_dir;
     serve.server.models.backends.data_dir = data_dir;

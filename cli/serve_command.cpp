@@ -8,6 +8,7 @@
 
 #include "cli/collection_access.h"
 #include "core/sha256.h"
+#include "model/model_integrity.h"
 #include "server/api_keys.h"
 #include "server/conversation_store.h"
 
@@ -43,7 +44,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   flag("--embedder", o.models.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (empty: all-minilm-l6-v2)");
   flag("--rerank", o.models.reranker, "KOTAE_RERANK", "cross-encoder model to rerank with");
   flag("--backend", b.order, "KOTAE_BACKEND", "answer back-ends in order: llama, openai, extractive");
-  flag("--model", b.model, "KOTAE_MODEL", "GGUF file, or an installed model, for the llama back-end");
+  flag("--model", b.model, "KOTAE_MODEL", "installed GGUF model for the llama back-end (kotae model add)");
   flag("--chat-template", b.chat_template, "KOTAE_CHAT_TEMPLATE", "llama.cpp built-in chat template");
   flag("--context", b.context, "KOTAE_CONTEXT", "context tokens of the generator");
   flag("--threads", b.threads, "KOTAE_THREADS", "generation threads (0: all cores)");
@@ -52,6 +53,8 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   flag("--openai-key-env", serve.openai_key_env, "KOTAE_OPENAI_KEY_ENV", "environment variable holding its API key");
   flag("--shutdown-deadline", serve.shutdown_deadline_s, "KOTAE_SHUTDOWN_DEADLINE", "seconds in-flight requests get at shutdown");
   cmd->add_flag("--allow-open", serve.allow_open, "listen beyond loopback without API keys")->envname("KOTAE_ALLOW_OPEN");
+  flag("--trusted-keys", serve.trusted_keys, "KOTAE_TRUSTED_KEYS",
+       "public keys (.pub files or folders, ':'-separated) one of which must sign every model; also DATA/trusted_keys");
   return cmd;
 }
 
@@ -81,6 +84,13 @@ int run_serve(ServeOptions options) {
                                    "(--api-keys FILE), or pass --allow-open to serve an open API on purpose"));
   }
   if (const char* key = std::getenv(options.openai_key_env.c_str())) options.server.models.backends.openai_api_key = key;
+  // The model loaders read the trusted keys where every command does (model/model_integrity.h); a flag
+  // or config file value joins them through the same variable, set before any thread starts.
+  if (!options.trusted_keys.empty()) ::setenv("KOTAE_TRUSTED_KEYS", options.trusted_keys.c_str(), 1);
+  auto integrity = integrity_policy(options.server.models.data_dir);
+  if (!integrity) return report_error(integrity.error());
+  nlohmann::json key_ids = nlohmann::json::array();
+  for (const auto& key : integrity->trusted_keys) key_ids.push_back(key.id);
 
   // Signals are taken by sigwait below, so every thread the server starts must have them blocked.
   sigset_t signals;
@@ -93,6 +103,7 @@ int run_serve(ServeOptions options) {
   auto server = server::KotaeServer::start(options.server);
   if (!server) return report_error(server.error());
   log_line({{"event", "listening"}, {"host", http.host}, {"port", (*server)->port()}});
+  log_line({{"event", "model_integrity"}, {"signatures_required", !key_ids.empty()}, {"trusted_keys", key_ids}});
   if (auto ready = (*server)->wait_until_ready(); !ready) {
     log_line({{"event", "failed"}, {"error", ready.error().message}});
     (*server)->shutdown(std::chrono::milliseconds(0));

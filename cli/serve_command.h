@@ -14,6 +14,9 @@ struct ServeOptions {
   std::string openai_key_env = "OPENAI_API_KEY";
   double shutdown_deadline_s = 30;
   bool allow_open = false;  // listen beyond loopback without API keys
+  // Public keys whose signature every model's manifest must carry (files or folders, ':'-separated),
+  // besides DATA/trusted_keys; the same setting as KOTAE_TRUSTED_KEYS (docs/models.md).
+  std::string trusted_keys;
 };
 
 // Adds `serve` and its flags to the app. Every flag may also come from an environment variable

@@ -76,6 +76,10 @@ find_package(SQLite3 REQUIRED)
 find_package(CURL 7.88 REQUIRED)  # the OpenAI-compatible client (model/openai_chat_client)
 find_package(Boost 1.81 REQUIRED)  # Beast and Asio (header only): the HTTP server
 find_package(prometheus-cpp REQUIRED COMPONENTS core)  # /metrics (Debian's 1.0.1 declares no version)
+# libsodium: Ed25519 signatures of model manifests and the SHA-256 of model files (model/model_integrity)
+pkg_check_modules(SODIUM REQUIRED IMPORTED_TARGET libsodium)
+add_library(kotae::sodium INTERFACE IMPORTED)
+set_target_properties(kotae::sodium PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfig::SODIUM)
 
 # Python with the pinned reference packages (tokenizers, onnxruntime, onnx), for tests that compare
 # against them. scripts/setup creates it from scripts/python/test.lock.

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "model/cuda/cuda_encoder_plugin.h"
+#include "model/model_integrity.h"
 #include "model/model_loading.h"
 #include "platform/gpu_devices.h"
 
@@ -47,6 +48,12 @@ Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std
   auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
   if (!tokenizer) return tokenizer.error();
 
+  // Code is never loaded from where models live: the plugin comes from beside the binary or
+  // $KOTAE_CUDA_ENCODER, and one placed in a models directory is refused.
+  if (is_inside(plugin_path, model_dir.parent_path())) {
+    return make_error(ErrorCode::unsupported, "refused to load the CUDA encoder plugin " + plugin_path.string() +
+                                                  ": it lies in the models directory, and libraries are never loaded from there");
+  }
   auto plugin = std::make_unique<Plugin>();
   plugin->library = dlopen(plugin_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!plugin->library) {

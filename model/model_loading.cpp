@@ -2,24 +2,14 @@
 
 #include <algorithm>
 
+#include "model/model_integrity.h"
+
 namespace kotae {
 
 Result<ModelManifest> load_verified_manifest(const std::filesystem::path& model_dir, std::string_view kind) {
-  auto manifest = load_model_manifest(model_dir);
-  if (!manifest) return manifest.error();
-  if (manifest->kind != kind) {
-    return make_error(ErrorCode::model, "model " + manifest->name + " is a " + manifest->kind + " model, not " +
-                                            std::string(kind));
-  }
-  for (const auto& check : verify_model_files(model_dir, *manifest)) {
-    if (check.status == FileStatus::ok) continue;
-    std::string message = "model " + manifest->name + ": " + (model_dir / check.path).string() + " is " + to_string(check.status);
-    if (check.status == FileStatus::corrupt) {
-      message += " (sha256 " + check.actual_sha256 + ", manifest says " + check.expected_sha256 + ")";
-    }
-    return make_error(check.status == FileStatus::missing ? ErrorCode::not_found : ErrorCode::corrupt, message);
-  }
-  return manifest;
+  auto verified = verify_model_dir(model_dir, kind);
+  if (!verified) return verified.error();
+  return std::move(verified->manifest);
 }
 
 Result<void> check_bert_signature(const OnnxSession& session, const ModelManifest& manifest,

@@ -1,6 +1,7 @@
 #pragma once
-// The steps every ONNX text model takes before it may run: read its manifest, check its kind, verify
-// every file's SHA-256, and check that the graph's inputs and outputs are the ones the manifest names.
+// The steps every ONNX text model takes before it may run: pass the integrity gate
+// (model/model_integrity.h: folder, symlinks, signature, kind, sizes, SHA-256), then check that the
+// graph's inputs and outputs are the ones the manifest names.
 
 #include <filesystem>
 
@@ -10,7 +11,7 @@
 
 namespace kotae {
 
-// Loads DIR/manifest.json, requires `kind`, and verifies each file against its checksum.
+// verify_model_dir(DIR, kind): the manifest of a model that passed every check.
 Result<ModelManifest> load_verified_manifest(const std::filesystem::path& model_dir, std::string_view kind);
 
 // A BERT-style graph takes only input_ids, attention_mask and token_type_ids (the last optional);

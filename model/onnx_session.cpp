@@ -129,6 +129,9 @@ Result<std::unique_ptr<OnnxSession>> OnnxSession::open(const std::filesystem::pa
       so.AddConfigEntry("session.inter_op.allow_spinning", "0");
     }
 
+    // No custom-operator library is ever registered (RegisterCustomOpsLibrary, "session.custom_ops_libraries"):
+    // a graph whose nodes need operators ONNX Runtime lacks fails here, and nothing it names is dlopen'd.
+    // Execution provider libraries come only from provider_dir, never from the model's folder.
     auto impl = std::make_unique<Impl>();
     impl->provider = choose_provider(so, options, impl->skipped);
     impl->session = std::make_unique<Ort::Session>(shared_env(), model.c_str(), so);
@@ -136,7 +139,13 @@ Result<std::unique_ptr<OnnxSession>> OnnxSession::open(const std::filesystem::pa
     impl->outputs = names_of(*impl->session, false);
     return std::unique_ptr<OnnxSession>(new OnnxSession(std::move(impl)));
   } catch (const Ort::Exception& e) {
-    return make_error(ErrorCode::model, "ONNX Runtime cannot load " + model.string() + ": " + e.what());
+    const std::string what = e.what();
+    if (what.find("not a registered function/op") != std::string::npos || what.find("No opset import for domain") != std::string::npos) {
+      return make_error(ErrorCode::model, "ONNX Runtime cannot load " + model.string() +
+                                              ": the graph uses an operator ONNX Runtime does not have, and Kotae never "
+                                              "loads custom-operator libraries (" + what + ")");
+    }
+    return make_error(ErrorCode::model, "ONNX Runtime cannot load " + model.string() + ": " + what);
   }
 }
 

@@ -1,24 +1,32 @@
 #include "rag/answer_backends.h"
 
 #include "core/paths.h"
-#include "model/model_manifest.h"
+#include "model/model_integrity.h"
 
 namespace kotae::rag {
 
 namespace fs = std::filesystem;
 
 Result<fs::path> find_gguf(const fs::path& data_dir, const std::string& model) {
-  std::error_code ec;
-  if (fs::is_regular_file(model, ec)) return fs::path(model);
-  const fs::path dir = models_dir(data_dir) / model;
-  auto manifest = load_model_manifest(dir);
-  if (!manifest) return make_error(ErrorCode::not_found, "no GGUF file or installed model '" + model + "'");
-  const ModelFile* gguf = manifest->file_with_role("gguf");
-  if (!gguf) return make_error(ErrorCode::invalid_argument, "model '" + model + "' has no GGUF file");
-  if (!fs::is_regular_file(dir / gguf->path, ec)) {
-    return make_error(ErrorCode::not_found, "model '" + model + "' is not installed (scripts/setup --model " + model + ")");
+  // Only installed models, through the integrity gate: llama.cpp never reads a file the manifest (and,
+  // where keys are trusted, its signature) does not vouch for.
+  auto policy = integrity_policy(data_dir);
+  if (!policy) return policy.error();
+  auto verified = verify_model(models_dir(data_dir), model, *policy, "generator");
+  if (!verified) {
+    Error error = verified.error();
+    if (model.find('/') != std::string::npos || model.ends_with(".gguf")) {
+      error.message += " (models load only from " + models_dir(data_dir).string() +
+                       "; install a GGUF file with: kotae model add FILE --name NAME)";
+    } else if (error.code == ErrorCode::not_found) {
+      error.message += " (scripts/setup --model " + model + " installs the models Kotae lists; kotae model add FILE --name " +
+                       model + " any GGUF file)";
+    }
+    return error;
   }
-  return dir / gguf->path;
+  const ModelFile* gguf = verified->manifest.file_with_role("gguf");
+  if (!gguf) return make_error(ErrorCode::invalid_argument, "model '" + model + "' has no GGUF file");
+  return verified->dir / gguf->path;
 }
 
 Generator* AnswerBackends::first_generator() const {

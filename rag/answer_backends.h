@@ -18,7 +18,7 @@ namespace kotae::rag {
 struct BackendSettings {
   std::filesystem::path data_dir;
   std::vector<std::string> order;  // llama, openai, extractive; empty: those configured, then extractive
-  std::string model;               // GGUF file, or a model in DATA/models with a "gguf" file
+  std::string model;               // a model in DATA/models with a "gguf" file (kotae model add installs one)
   std::string chat_template;       // a llama.cpp built-in template name; empty: the model's own
   int context = 4096;
   int threads = 0;
@@ -40,7 +40,7 @@ struct AnswerBackends {
 // invalid_argument for an unknown back-end name; a back-end that cannot be set up is not an error.
 Result<AnswerBackends> set_up_backends(const BackendSettings& settings);
 
-// A GGUF path as given, or the "gguf" file of a model installed in DATA/models.
+// The "gguf" file of a generator model installed in DATA/models, once it passed the integrity gate.
 Result<std::filesystem::path> find_gguf(const std::filesystem::path& data_dir, const std::string& model);
 
 }  // namespace kotae::rag

@@ -1,6 +1,8 @@
 // `kotae ask` as a user runs it: the real binary on the Debian FAQ indexed into a data directory of its
-// own (models linked from the one scripts/setup filled).
+// own (models hard-linked from the one scripts/setup filled).
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -19,10 +21,14 @@ class AskCommandTest : public ::testing::Test {
     root_ = fs::temp_directory_path() / ("kotae-ask-" + std::to_string(::getpid()));
     fs::remove_all(root_);
     fs::create_directories(root_ / "data");
-    fs::create_directory_symlink(models_dir(default_data_dir()), root_ / "data" / "models");
+    // Models load only from the data directory's own models folder: the embedding model linked in, the
+    // tiny chat model installed with `kotae model add`.
+    ASSERT_TRUE(testing::link_installed_model(kDefaultEmbeddingModel, models_dir(root_ / "data")));
     const auto indexed = kotae("index /usr/share/doc/debian/FAQ --include '*.en.html' --collection faq");
     ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
     ASSERT_TRUE(testing::write_tiny_llama_gguf(root_ / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}));
+    const auto added = kotae("model add " + (root_ / "tiny-chat.gguf").string() + " --name tiny-chat");
+    ASSERT_EQ(added.exit_code, 0) << added.err;
   }
   static void TearDownTestSuite() { fs::remove_all(root_); }
 
@@ -66,21 +72,32 @@ TEST_F(AskCommandTest, StreamsTheAnswerThenListsTheSources) {
 }
 
 TEST_F(AskCommandTest, ALocalModelAnswersAndAMissingOneFallsBack) {
-  const auto local = ask_json("'What is a virtual package?' --collection faq --model " + (root_ / "tiny-chat.gguf").string() +
-                              " --max-tokens 8 --seed 1");
+  const auto local = ask_json("'What is a virtual package?' --collection faq --model tiny-chat --max-tokens 8 --seed 1");
   EXPECT_EQ(local["backend"], "llama.cpp");
   EXPECT_GT(local["generation"]["generated_tokens"].get<int>(), 0);
 
-  const auto missing = ask_json("'What is a virtual package?' --collection faq --model " + (root_ / "absent.gguf").string());
+  const auto missing = ask_json("'What is a virtual package?' --collection faq --model absent");
   EXPECT_EQ(missing["backend"], "extractive");
   ASSERT_EQ(missing["fallbacks"].size(), 1u);
   EXPECT_EQ(missing["fallbacks"][0]["backend"], "llama.cpp");
 
-  const auto only_llama = kotae("ask 'What is a virtual package?' --collection faq --backend llama --model " +
-                                (root_ / "absent.gguf").string());
+  const auto only_llama = kotae("ask 'What is a virtual package?' --collection faq --backend llama --model absent");
   EXPECT_EQ(only_llama.exit_code, 2);
   EXPECT_NE(only_llama.err.find("no back-end could answer"), std::string::npos) << only_llama.err;
-  EXPECT_NE(only_llama.err.find("absent.gguf"), std::string::npos) << only_llama.err;
+  EXPECT_NE(only_llama.err.find("model absent refused"), std::string::npos) << only_llama.err;
+
+  // A GGUF file given by path is not loaded: models come only from the models folder.
+  const auto by_path = kotae("ask 'What is a virtual package?' --collection faq --backend llama --model " +
+                             (root_ / "tiny-chat.gguf").string());
+  EXPECT_EQ(by_path.exit_code, 2);
+  EXPECT_NE(by_path.err.find("kotae model add"), std::string::npos) << by_path.err;
+
+  // A tampered installed model is refused before llama.cpp reads it, and the answer falls back.
+  std::ofstream(root_ / "data" / "models" / "tiny-chat" / "model.gguf", std::ios::app | std::ios::binary) << "x";
+  const auto tampered = ask_json("'What is a virtual package?' --collection faq --model tiny-chat");
+  EXPECT_EQ(tampered["backend"], "extractive");
+  ASSERT_EQ(tampered["fallbacks"].size(), 1u);
+  EXPECT_NE(tampered["fallbacks"][0].dump().find("is oversized"), std::string::npos) << tampered["fallbacks"].dump();
 }
 
 TEST_F(AskCommandTest, ClearErrorsForAnUnknownCollectionOrBackEnd) {
