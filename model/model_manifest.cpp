@@ -1,6 +1,8 @@
 #include "model/model_manifest.h"
 
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,21 @@ bool is_safe_relative_path(const std::string& path) {
     if (part == ".." || part == ".") return false;
   }
   return true;
+}
+
+// A non-negative integer member; `fallback` when absent, or required when there is none. nlohmann's
+// get<int>() casts a float with undefined behaviour when it is out of range ("size": 9e132, found by
+// fuzz/manifest) and wraps big integers silently: both are refused here instead.
+template <class Int>
+Int count_member(const nlohmann::json& object, const char* key, std::optional<Int> fallback) {
+  if (fallback && !object.contains(key)) return *fallback;
+  const auto& value = object.at(key);
+  constexpr auto most = static_cast<std::uint64_t>(std::numeric_limits<Int>::max());
+  if (!value.is_number_unsigned() || value.get<std::uint64_t>() > most) {
+    throw nlohmann::json::type_error::create(
+        302, std::string("'") + key + "' must be an integer from 0 to " + std::to_string(most), &value);
+  }
+  return static_cast<Int>(value.get<std::uint64_t>());
 }
 
 }  // namespace
@@ -46,14 +63,14 @@ Result<ModelManifest> parse_model_manifest(std::string_view text, const std::str
     m.precision = doc.value("precision", "");
     m.pooling = doc.value("pooling", "");
     m.normalize = doc.value("normalize", true);
-    m.max_length = doc.value("max_length", 0);
-    m.heads = doc.value("heads", 0);
-    m.dimension = doc.value("dimension", 0);
+    m.max_length = count_member<int>(doc, "max_length", 0);
+    m.heads = count_member<int>(doc, "heads", 0);
+    m.dimension = count_member<int>(doc, "dimension", 0);
     m.inputs = doc.value("inputs", std::vector<std::string>{});
     m.output = doc.value("output", "");
     for (const auto& f : doc.at("files")) {
       ModelFile file{f.at("path").get<std::string>(), f.value("role", ""), f.at("sha256").get<std::string>(),
-                     f.value("size", std::uint64_t{0})};
+                     count_member<std::uint64_t>(f, "size", std::nullopt)};
       if (!is_safe_relative_path(file.path)) {
         return make_error(ErrorCode::corrupt, origin + ": file path '" + file.path + "' leaves the model folder");
       }

@@ -26,21 +26,6 @@ auto timed(double& elapsed_ms, F&& work) {
 
 }  // namespace
 
-const char* to_string(SearchMode mode) {
-  switch (mode) {
-    case SearchMode::bm25: return "bm25";
-    case SearchMode::vector: return "vector";
-    case SearchMode::hybrid: return "hybrid";
-  }
-  return "?";
-}
-
-std::optional<SearchMode> parse_search_mode(std::string_view name) {
-  for (auto mode : {SearchMode::bm25, SearchMode::vector, SearchMode::hybrid})
-    if (name == to_string(mode)) return mode;
-  return std::nullopt;
-}
-
 Result<HybridRetriever> HybridRetriever::create(const store::Collection& collection, const Encoder* encoder,
                                                 const Reranker* reranker) {
   if (encoder) {

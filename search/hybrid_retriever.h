@@ -13,13 +13,10 @@
 #include "core/result.h"
 #include "model/encoder.h"
 #include "model/reranker.h"
+#include "search/search_mode.h"
 #include "store/collection.h"
 
 namespace kotae::search {
-
-enum class SearchMode { bm25, vector, hybrid };
-const char* to_string(SearchMode mode);
-std::optional<SearchMode> parse_search_mode(std::string_view name);
 
 struct SearchOptions {
   SearchMode mode = SearchMode::hybrid;

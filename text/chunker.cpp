@@ -24,7 +24,8 @@
 //   4. else inside a word longer than max_tokens (a URL, a base64 blob): beside punctuation if it has
 //      any, else between word pieces. Only such a word is ever cut. A chunk that starts or ends
 //      between word pieces is counted by re-tokenising its text (a cut-off piece tokenises
-//      differently alone) and shortened until it fits.
+//      differently alone) and shortened until it fits. Never between the tokens of one character
+//      (Boundary::inside_character): no byte offset lies there.
 //
 // Overlap: after a cut inside a paragraph, the next chunk starts at most overlap_tokens tokens
 // before the cut, at the first sentence start in that window, else the first line start, else the
@@ -110,7 +111,13 @@ class ChunkPlanner {
     // The word running past `limit` is longer than max_tokens and will be cut wherever we cut it:
     // cut it here, beside punctuation if possible, rather than leave this chunk short.
     const TokenIndex piece_cut = furthest[rank(Boundary::pre_token)];
-    return piece_cut > word_cut ? piece_cut : limit;
+    if (piece_cut > word_cut) return piece_cut;
+    // Between word pieces: at `limit`, or just before it where `limit` falls inside a character.
+    if (const TokenIndex cut = furthest[rank(Boundary::word_piece)]; cut != 0) return cut;
+    // Only a max_tokens below one character's tokens gets here: that character is not split.
+    TokenIndex past = limit + 1;
+    while (boundaries_[past] == Boundary::inside_character) ++past;
+    return past;
   }
 
   // Where the chunk after [start, end) starts: see the overlap rule at the top of this file.
@@ -201,10 +208,14 @@ Result<std::vector<Chunk>> chunk_document(const Document& document, const WordPi
     std::size_t token_count = end - start;
     if (boundaries[start] == Boundary::word_piece || boundaries[end] == Boundary::word_piece) {
       // Cut between word pieces: the pieces may tokenise differently on their own, so count the text.
+      const TokenIndex lowest = std::max(start, previous_end) + 1;
       for (;;) {
         token_count = tokenizer.tokenize(text.substr(span_begin(start), span_end(end) - span_begin(start))).size();
-        if (token_count <= options.max_tokens || end == std::max(start, previous_end) + 1) break;
-        --end;
+        if (token_count <= options.max_tokens) break;
+        TokenIndex shorter = end - 1;  // the next place to cut, never inside a character
+        while (shorter >= lowest && boundaries[shorter] == Boundary::inside_character) --shorter;
+        if (shorter < lowest) break;
+        end = shorter;
       }
     }
     chunks.push_back(make_chunk(span_begin(start), span_end(end), token_count, segments));

@@ -94,7 +94,11 @@ std::vector<Boundary> token_boundaries(std::string_view text, const Encoding& to
   std::vector<Boundary> boundaries(n + 1, Boundary::section);
   for (std::size_t j = 1; j < n; ++j) {
     const std::size_t gap_begin = tokens.offsets[j - 1].second, gap_end = tokens.offsets[j].first;
-    KOTAE_ASSERT(gap_begin <= gap_end && gap_end <= text.size());
+    KOTAE_ASSERT(gap_end <= text.size());
+    if (gap_end < gap_begin) {  // token j starts inside token j-1's character
+      boundaries[j] = Boundary::inside_character;
+      continue;
+    }
     int newlines = 0;
     bool space = false;
     for (std::size_t pos = gap_begin; pos < gap_end;) {

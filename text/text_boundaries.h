@@ -14,6 +14,10 @@ namespace kotae::text {
 
 // Weakest first; a stronger boundary is also every weaker one (a paragraph break ends a sentence).
 enum class Boundary : std::uint8_t {
+  // Between two tokens of one character, never a cut: normalisation may split a character into
+  // several tokens that all span it (NFD turns a Hangul syllable into 2-3 jamo), so no byte offset
+  // lies between them.
+  inside_character,
   word_piece,  // between two pieces of one word ("token|##ization"): only for words too long to keep
   pre_token,   // inside a whitespace-free run, beside punctuation or a CJK character ("a|/|b")
   word,        // whitespace between the tokens

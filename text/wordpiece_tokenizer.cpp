@@ -41,7 +41,12 @@ Encoding assemble_pair(const Encoding& first, std::size_t n1, const Encoding& se
 }  // namespace
 
 WordPieceTokenizer::WordPieceTokenizer(std::unordered_map<std::string, std::int32_t> vocab, WordPieceOptions options)
-    : vocab_(std::move(vocab)), options_(std::move(options)) {}
+    : vocab_(std::move(vocab)), options_(std::move(options)) {
+  for (const auto& entry : vocab_) {
+    const auto chars = std::count_if(entry.first.begin(), entry.first.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; });
+    longest_token_chars_ = std::max(longest_token_chars_, static_cast<std::size_t>(chars));
+  }
+}
 
 Result<void> WordPieceTokenizer::resolve_special_tokens() {
   unk_id_ = token_id(options_.unk_token);
@@ -131,7 +136,9 @@ void WordPieceTokenizer::word_pieces(const NormalizedText& text, std::size_t fir
   std::string piece;
   for (std::size_t start = first; start < last;) {
     std::int32_t found = -1;
-    std::size_t stop = last;
+    // No piece longer than the longest vocabulary entry can match; trying only shorter ones keeps a long
+    // word from costing the cube of its length (found by fuzz/tokenizer: 100-letter words took ms each).
+    std::size_t stop = std::min(last, start + longest_token_chars_);
     for (; stop > start; --stop) {
       piece.assign(start > first ? options_.continuing_prefix : std::string());
       for (std::size_t i = start; i < stop; ++i) append_utf8(piece, text.chars[i]);

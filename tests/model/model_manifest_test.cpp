@@ -10,7 +10,7 @@ namespace kotae {
 namespace {
 
 std::string manifest_json(const std::string& path, const std::string& sha) {
-  return R"({"name": "m", "kind": "embedding", "files": [{"path": ")" + path + R"(", "role": "onnx", "sha256": ")" + sha + R"("}]})";
+  return R"({"name": "m", "kind": "embedding", "files": [{"path": ")" + path + R"(", "role": "onnx", "size": 7, "sha256": ")" + sha + R"("}]})";
 }
 
 TEST(ModelManifest, ParsesTheInstalledDefaultModel) {
@@ -33,6 +33,31 @@ TEST(ModelManifest, RejectsPathsThatLeaveTheModelFolder) {
   EXPECT_FALSE(parse_model_manifest(manifest_json("model.onnx", "short"), "test").ok());
   EXPECT_FALSE(parse_model_manifest("{not json", "test").ok());
   EXPECT_FALSE(parse_model_manifest(R"({"name": "m"})", "test").ok());
+}
+
+// nlohmann's get<int>() casts an out-of-range float with undefined behaviour (found by fuzz/manifest,
+// input in fuzz/regressions/manifest): sizes and counts must be integers in range.
+TEST(ModelManifest, RejectsSizesAndCountsThatAreNotIntegersInRange) {
+  const std::string good = manifest_json("model.onnx", std::string(64, 'a'));
+  ASSERT_TRUE(parse_model_manifest(good, "test").ok());
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    text.replace(text.find(from), from.size(), to);
+    return parse_model_manifest(text, "test");
+  };
+  for (const std::string size : {"9e132", "7.5", "-7", "\"7\""}) {
+    auto m = with(R"("size": 7)", R"("size": )" + size);
+    ASSERT_FALSE(m.ok()) << size;
+    EXPECT_EQ(m.error().code, ErrorCode::corrupt);
+  }
+  for (const std::string count : {"1e100", "3000000000", "-1", "384.0"}) {
+    EXPECT_FALSE(with(R"("kind": "embedding")", R"("kind": "embedding", "dimension": )" + count).ok()) << count;
+  }
+  auto m = with(R"("kind": "embedding")", R"("kind": "embedding", "dimension": 384, "max_length": 256)");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->dimension, 384);
+  EXPECT_EQ(m->max_length, 256);
+  EXPECT_EQ(m->files.front().size, 7u);
 }
 
 TEST(ModelManifest, VerificationTellsOkMissingAndCorruptApart) {

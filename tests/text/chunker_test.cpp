@@ -456,5 +456,36 @@ TEST_F(ChunkerTest, BoundariesRankParagraphsSentencesLinesWordsAndPieces) {
   EXPECT_EQ(b[tokens.size() - 1], Boundary::word_piece);  // "token|##ization"
 }
 
+// NFD splits a Hangul syllable into 2-3 jamo tokens that all span the syllable, so token offsets
+// overlap; the chunker once aborted on them (found by fuzz/chunker, input in fuzz/regressions/chunker).
+TEST_F(ChunkerTest, HangulSyllablesAreNeverCutBetweenTheirJamo) {
+  const std::string word = "한국어텍스트한국어텍스트";  // 12 syllables, no spaces: cut between pieces
+  const Document document = make_document({"앞 " + word + " 뒤.", "한국어 텍스트."});
+  const Encoding tokens = tokenizer_->tokenize(document.text);
+  const std::vector<Boundary> b = token_boundaries(document.text, tokens);
+  std::size_t inside = 0;
+  for (std::size_t j = 1; j < tokens.size(); ++j) {
+    const bool overlaps = tokens.offsets[j].first < tokens.offsets[j - 1].second;
+    EXPECT_EQ(b[j] == Boundary::inside_character, overlaps) << j;
+    inside += overlaps;
+  }
+  EXPECT_GT(inside, 12u);
+  const auto starts_character = [&](std::size_t at) {
+    return at == document.text.size() || (static_cast<unsigned char>(document.text[at]) & 0xC0) != 0x80;
+  };
+  for (const std::size_t max_tokens : {4u, 8u, 16u}) {
+    const std::vector<Chunk> chunks = chunk(document, max_tokens, 1);
+    ASSERT_GT(chunks.size(), 1u);
+    for (const Chunk& c : chunks) {
+      const std::string piece = text_of(document, c);
+      EXPECT_TRUE(starts_character(c.begin) && starts_character(c.end)) << piece;
+      EXPECT_LE(c.token_count, max_tokens) << piece;
+      EXPECT_EQ(c.token_count, count(piece)) << piece;
+    }
+    EXPECT_EQ(chunks.front().begin, 0u);
+    EXPECT_EQ(chunks.back().end, document.text.size());
+  }
+}
+
 }  // namespace
 }  // namespace kotae::text

@@ -1,0 +1,27 @@
+# Shared by scripts/fuzz and the Fuzz.* tests (tests/fuzz/fuzz_test.sh): the fuzz targets and how
+# libFuzzer runs each of them.
+# shellcheck shell=bash
+
+# The targets, as built by fuzz/CMakeLists.txt into build/fuzz/fuzz/.
+FUZZ_TARGETS=(tokenizer chunker html pdf docx markdown manifest requests multipart url)
+
+# fuzz_options TARGET -> libFuzzer options for it, one a line: its dictionary, and room for whole
+# documents where the input is one.
+fuzz_options() {
+  local dict="$KOTAE_ROOT/fuzz/dictionaries/$1.dict"
+  [ "$1" = chunker ] && dict="$KOTAE_ROOT/fuzz/dictionaries/markdown.dict"  # it loads Markdown
+  [ -f "$dict" ] && printf '%s\n' "-dict=$dict"
+  case $1 in
+    html|pdf|docx|markdown|chunker) printf '%s\n' -max_len=65536 ;;
+    *) printf '%s\n' -max_len=8192 ;;
+  esac
+  printf '%s\n' -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
+}
+
+# fuzz_summary LOG -> "EXECS cov: N ft: M" from a libFuzzer log (-print_final_stats=1)
+fuzz_summary() {
+  local execs coverage
+  execs=$(awk '/stat::number_of_executed_units/ { print $2 }' "$1")
+  coverage=$(grep -Eo 'cov: [0-9]+ ft: [0-9]+' "$1" | tail -n 1)
+  printf '%s execs, %s' "${execs:-?}" "${coverage:-cov: ? ft: ?}"
+}

@@ -1,0 +1,77 @@
+#include "server/openai_request.h"
+
+#include "server/json_body.h"
+
+namespace kotae::server {
+namespace {
+
+// "content" is a string, or a list of parts of which the text ones count.
+std::string message_text(const nlohmann::json& message) {
+  const auto it = message.find("content");
+  if (it == message.end() || it->is_null()) return "";
+  if (it->is_string()) return it->get<std::string>();
+  if (!it->is_array()) throw bad_request("a message's 'content' must be a string or a list of parts");
+  std::string text;
+  for (const auto& part : *it) {
+    if (!part.is_object()) throw bad_request("a message's content parts must be objects");
+    const auto type = part.find("type");
+    if (type == part.end() || !type->is_string() || *type != "text") throw bad_request("only text content parts are supported");
+    if (!text.empty()) text += "\n";
+    text += string_field(part, "text");
+  }
+  return text;
+}
+
+std::vector<ChatMessage> read_messages(const nlohmann::json& body) {
+  const auto it = body.find("messages");
+  if (it == body.end() || !it->is_array() || it->empty()) throw bad_request("'messages' must be a non-empty list");
+  std::vector<ChatMessage> messages;
+  for (const auto& m : *it) {
+    if (!m.is_object()) throw bad_request("each message must be an object with 'role' and 'content'");
+    auto role = string_field(m, "role");
+    if (role == "developer") role = "system";
+    if (role != "system" && role != "user" && role != "assistant") {
+      throw bad_request("message role '" + role + "' is not supported (system, user or assistant)");
+    }
+    messages.push_back({role, message_text(m)});
+  }
+  return messages;
+}
+
+}  // namespace
+
+EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiLimits& limits,
+                                          const std::string& default_model) {
+  const auto input = body.find("input");
+  if (input == body.end() || input->is_null()) throw bad_request("'input' is required");
+  if ((input->is_array() && !input->empty() && !(*input)[0].is_string()) || input->is_number_integer()) {
+    throw bad_request("'input' must be text (a string or a list of strings); token ids are not supported");
+  }
+  EmbeddingsRequest request;
+  request.texts = strings_field(body, "input", limits.max_embedding_inputs);
+  if (request.texts.empty()) throw bad_request("'input' is empty");
+  for (const auto& t : request.texts) {
+    if (t.empty()) throw bad_request("'input' holds an empty text");
+  }
+  request.model = string_field(body, "model", default_model);
+  const std::string format = string_field(body, "encoding_format", "float");
+  if (format != "float" && format != "base64") throw bad_request("'encoding_format' must be float or base64");
+  request.base64 = format == "base64";
+  if (body.contains("dimensions") && !body["dimensions"].is_null()) throw bad_request("'dimensions' is not supported: the model's vectors have a fixed size");
+  return request;
+}
+
+ChatRequest read_chat_request(const nlohmann::json& body) {
+  ChatRequest request;
+  request.messages = read_messages(body);
+  request.stream = bool_field(body, "stream", false);
+  request.model = string_field(body, "model", "kotae");
+  request.options = body;
+  if (body.contains("max_completion_tokens") && (!body.contains("max_tokens") || body["max_tokens"].is_null())) {
+    request.options["max_tokens"] = body["max_completion_tokens"];
+  }
+  request.grounded = body.contains("collection") && !body["collection"].is_null();
+  return request;
+}
+
+}  // namespace kotae::server

@@ -1,0 +1,35 @@
+#pragma once
+// The bodies of the OpenAI-compatible endpoints, read into typed requests. Every reader throws an
+// ApiError (400) naming the field; the generation and retrieval settings of a chat are read by
+// answer_options (ask_request.h) from ChatRequest::options.
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/generator.h"
+#include "server/api_limits.h"
+
+namespace kotae::server {
+
+// POST /v1/embeddings {input: string | [string], model?, encoding_format?: float | base64}
+struct EmbeddingsRequest {
+  std::vector<std::string> texts;  // not empty, none of them empty
+  std::string model;
+  bool base64 = false;
+};
+EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiLimits& limits,
+                                          const std::string& default_model);
+
+// POST /v1/chat/completions {messages, model?, stream?, collection?, max_tokens? | max_completion_tokens?, ...}
+struct ChatRequest {
+  std::vector<ChatMessage> messages;  // not empty; "developer" is read as "system"
+  bool stream = false;
+  std::string model;    // echoed in the response
+  bool grounded = false;  // names a "collection": answered from it, with citations
+  nlohmann::json options;  // the body, with max_completion_tokens as max_tokens when that is unset
+};
+ChatRequest read_chat_request(const nlohmann::json& body);
+
+}  // namespace kotae::server

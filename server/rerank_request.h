@@ -1,0 +1,25 @@
+#pragma once
+// The body of POST /v1/rerank and POST /rerank, in either schema: llama.cpp's (also Jina's and
+// Cohere's) {query, documents, top_n?, return_documents?} or Hugging Face TEI's {query, texts,
+// return_text?}. Throws an ApiError (400) naming the field.
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "server/api_limits.h"
+
+namespace kotae::server {
+
+struct RerankRequest {
+  std::string query;
+  std::vector<std::string> texts;  // not empty
+  std::size_t top_n = 0;           // results returned, at least 1
+  bool tei = false;                // the body used TEI's schema: answer in it
+  bool return_text = false;        // return_text (TEI) or return_documents
+};
+RerankRequest read_rerank_request(const nlohmann::json& body, const ApiLimits& limits);
+
+}  // namespace kotae::server
