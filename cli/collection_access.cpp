@@ -29,6 +29,18 @@ Result<fs::path> collection_dir(const fs::path& data_dir, const std::string& nam
   return data_dir / "collections" / name;
 }
 
+namespace {
+
+// A rebuild is safe but slow; whoever waited for it should know why.
+void tell_of_rebuild(const store::Collection& collection, const std::string& name) {
+  if (const auto& because = collection.vector_index_rebuilt_because(); !because.empty()) {
+    std::fprintf(stderr, "note: rebuilt the vector index of collection '%s' from its database (%s)\n", name.c_str(),
+                 because.c_str());
+  }
+}
+
+}  // namespace
+
 Result<OpenCollection> open_for_indexing(const fs::path& data_dir, const std::string& name, const std::string& model,
                                          std::size_t chunk_tokens, std::size_t overlap_tokens) {
   auto dir = collection_dir(data_dir, name);
@@ -48,6 +60,7 @@ Result<OpenCollection> open_for_indexing(const fs::path& data_dir, const std::st
   store::CollectionInfo info{(*encoder)->id(), (*encoder)->dimension(), chunk_tokens, overlap_tokens};
   auto collection = store::Collection::open_or_create(*dir, info);
   if (!collection) return collection.error();
+  tell_of_rebuild(**collection, name);
   return OpenCollection{std::move(*collection), std::move(*encoder)};
 }
 
@@ -59,6 +72,7 @@ Result<OpenCollection> open_for_search(const fs::path& data_dir, const std::stri
                                                 " (create it with: kotae index PATH --collection " + name + ")");
   auto collection = store::Collection::open(*dir);
   if (!collection) return collection.error();
+  tell_of_rebuild(**collection, name);
   OpenCollection open{std::move(*collection), nullptr};
   if (with_encoder) {
     auto encoder = load_encoder(data_dir, model_of(open.collection->info().embedder_id));

@@ -8,39 +8,9 @@
 #include "server/ask_request.h"
 #include "server/json_body.h"
 #include "server/search_request.h"
+#include "server/server_context.h"
 
 namespace kotae::server {
-
-rag::AnswerOptions answer_options(const nlohmann::json& body, const ApiLimits& limits) {
-  rag::AnswerOptions options;
-  options.search = search_options(body, limits, 5);
-  options.min_relevance = number_field(body, "min_relevance", options.min_relevance, -1.0, 1.0);
-  auto& g = options.generation;
-  g.max_tokens = static_cast<int>(integer_field(body, "max_tokens", 512, 1, 32768));
-  g.temperature = static_cast<float>(number_field(body, "temperature", 0.2, 0.0, 2.0));
-  g.top_p = static_cast<float>(number_field(body, "top_p", 0.95, 0.0, 1.0));
-  if (auto seed = optional_integer(body, "seed", 0, 0xffffffffLL)) g.seed = static_cast<std::uint32_t>(*seed);
-  g.stop = strings_field(body, "stop", 8);
-  return options;
-}
-
-std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body, const rag::AnswerBackends& configured) {
-  const auto names = strings_field(body, "backends", 3);
-  if (names.empty()) return configured.order;
-  std::vector<rag::AnswerBackend> out;
-  for (const auto& name : names) {
-    const std::string internal = name == "llama" ? "llama.cpp" : name;
-    auto it = std::find_if(configured.order.begin(), configured.order.end(), [&](const auto& b) { return b.name == internal; });
-    if (it != configured.order.end()) {
-      out.push_back(*it);
-    } else if (name == "llama" || name == "openai" || name == "extractive") {
-      out.push_back({internal, nullptr, "not configured on this server"});
-    } else {
-      throw bad_request("unknown back-end '" + name + "' (llama, openai or extractive)");
-    }
-  }
-  return out;
-}
 
 namespace {
 
@@ -54,12 +24,13 @@ struct AskCall {
 };
 
 AskCall read_ask(const nlohmann::json& body, const Call& call, ServerContext& context) {
+  auto request = read_ask_request(body, context.limits, context.models->backends().order);
   AskCall ask;
-  ask.question = query_text(body, "question", context.limits);
-  ask.collection = value_or_throw(context.collections->get(call.tenant, string_field(body, "collection")));
-  ask.options = answer_options(body, context.limits);
-  ask.backends = requested_backends(body, context.models->backends());
-  ask.conversation_id = string_field(body, "conversation_id", "");
+  ask.question = std::move(request.question);
+  ask.collection = value_or_throw(context.collections->get(call.tenant, request.collection));
+  ask.options = std::move(request.options);
+  ask.backends = std::move(request.backends);
+  ask.conversation_id = std::move(request.conversation_id);
   if (ask.conversation_id.empty()) {
     std::tie(ask.conversation_id, ask.conversation) = context.conversations.create(call.tenant, ask.collection->name);
   } else {

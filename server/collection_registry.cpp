@@ -1,5 +1,8 @@
 #include "server/collection_registry.h"
 
+#include <chrono>
+
+#include "server/json_log.h"
 #include "text/chunker.h"
 
 namespace kotae::server {
@@ -35,8 +38,14 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const 
   if (!fs::exists(*dir / "kotae.db", ec)) {
     return make_error(ErrorCode::not_found, "no collection '" + name + "' (create it with POST /v1/collections)");
   }
+  const auto opening = std::chrono::steady_clock::now();
   auto store = store::Collection::open(*dir);
   if (!store) return store.error();
+  if (const auto& because = (*store)->vector_index_rebuilt_because(); !because.empty()) {
+    log_event("vector_index_rebuilt",
+              {{"tenant", tenant}, {"collection", name}, {"reason", because}, {"chunks", (*store)->chunk_count()},
+               {"ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - opening).count()}});
+  }
   auto served = std::make_shared<ServedCollection>();
   served->tenant = tenant;
   served->name = name;
@@ -54,6 +63,24 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const 
 Result<std::shared_ptr<ServedCollection>> CollectionRegistry::get(const std::string& tenant, const std::string& name) {
   std::lock_guard lock(mutex_);
   return open_locked(tenant, name);
+}
+
+void CollectionRegistry::open_all() {
+  std::vector<std::string> tenants = {kLocalTenant};
+  std::error_code ec;
+  for (fs::directory_iterator it(data_dir_ / "tenants", ec), end; !ec && it != end; it.increment(ec)) {
+    tenants.push_back(it->path().filename().string());
+  }
+  for (const auto& tenant : tenants) {
+    auto listed = names(tenant);
+    for (const auto& name : listed ? *listed : std::vector<std::string>{}) {
+      std::lock_guard lock(mutex_);
+      // A collection that cannot open stays closed; its requests get the error, the others are served.
+      if (auto opened = open_locked(tenant, name); !opened) {
+        log_event("collection_unavailable", {{"tenant", tenant}, {"collection", name}, {"reason", opened.error().message}});
+      }
+    }
+  }
 }
 
 Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::string& tenant, const NewCollection& spec) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "server/collection_request.h"  // NewCollection
 #include "server/model_pool.h"
 #include "store/collection.h"
 
@@ -32,13 +33,6 @@ struct ServedCollection {
   std::atomic<std::uint64_t> generation{0};  // bumped by every change: cached answers name the one they saw
 };
 
-struct NewCollection {
-  std::string name;
-  std::string embedder;  // empty: the server's default
-  std::size_t chunk_tokens = 0;  // 0: the chunker's default
-  std::size_t overlap_tokens = 0;
-};
-
 class CollectionRegistry {
  public:
   CollectionRegistry(std::filesystem::path data_dir, ModelPool& models);
@@ -46,6 +40,9 @@ class CollectionRegistry {
   std::filesystem::path root(const std::string& tenant) const;
   // not_found when there is none (and the message says how to create one).
   Result<std::shared_ptr<ServedCollection>> get(const std::string& tenant, const std::string& name);
+  // Opens every collection of every tenant (at start: a vector index that must be rebuilt is rebuilt
+  // then, and logged, not during someone's first question); failures are logged and left closed.
+  void open_all();
   // already_exists when the name is taken.
   Result<std::shared_ptr<ServedCollection>> create(const std::string& tenant, const NewCollection& spec);
   Result<std::vector<std::string>> names(const std::string& tenant) const;

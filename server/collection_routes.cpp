@@ -6,10 +6,8 @@
 //   GET    /v1/collections/{name}/documents         list documents
 //   DELETE /v1/collections/{name}/documents/{id}    remove one document
 
-#include <charconv>
-
+#include "server/collection_request.h"
 #include "server/json_body.h"
-#include "text/chunker.h"
 #include "server/server_context.h"
 
 namespace kotae::server {
@@ -46,27 +44,11 @@ nlohmann::json describe(const store::DocumentRecord& d) {
           {"metadata", nlohmann::json::parse(d.metadata_json, nullptr, false, true)}};
 }
 
-std::int64_t document_id(const std::string& text) {
-  std::int64_t id = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc() || end != text.data() + text.size() || id <= 0) throw bad_request("document id '" + text + "' is not a positive integer");
-  return id;
-}
-
 }  // namespace
 
 void add_collection_routes(Router& router, ServerContext& context) {
   router.add("POST", "/v1/collections", [&context](Call& call) {
-    const auto body = parse_json_object(call.request);
-    NewCollection spec;
-    spec.name = string_field(body, "name");
-    spec.embedder = string_field(body, "embedder", "");
-    spec.chunk_tokens = static_cast<std::size_t>(integer_field(body, "chunk_tokens", 0, 16, 8192));
-    spec.overlap_tokens = static_cast<std::size_t>(integer_field(body, "overlap_tokens", 0, 0, 4096));
-    const std::size_t chunk_tokens = spec.chunk_tokens ? spec.chunk_tokens : text::ChunkerOptions{}.max_tokens;
-    if (spec.overlap_tokens * 2 >= chunk_tokens) {
-      throw bad_request("'overlap_tokens' must be less than half of 'chunk_tokens' (" + std::to_string(chunk_tokens) + ")");
-    }
+    const auto spec = read_new_collection(parse_json_object(call.request));
     auto created = value_or_throw(context.collections->create(call.tenant, spec));
     call.responder->send(json_response(201, describe(*created)));
   });

@@ -15,11 +15,14 @@ void add_health_routes(Router& router, ServerContext& context) {
     if (!context.ready.load()) return call.responder->send(json_response(503, {{"status", "loading"}}));
     nlohmann::json embedders = nlohmann::json::array(), backends = nlohmann::json::array();
     for (const auto& e : context.models->embedders()) embedders.push_back({{"model", e.model}, {"id", e.id}, {"provider", e.provider}});
+    nlohmann::json answers_with = nullptr;  // the back-end a question goes to first: a failed one is passed over
     for (const auto& b : context.models->backends().order) {
-      backends.push_back({{"name", b.name}, {"available", b.name == "extractive" || b.generator != nullptr},
-                          {"reason", b.unavailable}});
+      const bool available = b.name == "extractive" || b.generator != nullptr;
+      if (available && answers_with.is_null()) answers_with = b.name;
+      backends.push_back({{"name", b.name}, {"available", available}, {"reason", b.unavailable}});
     }
-    call.responder->send(json_response(200, {{"status", "ready"}, {"embedders", embedders}, {"backends", backends}}));
+    call.responder->send(json_response(
+        200, {{"status", "ready"}, {"embedders", embedders}, {"backends", backends}, {"answers_with", answers_with}}));
   }, open);
 
   router.add("GET", "/metrics", [&context](Call& call) {

@@ -6,6 +6,7 @@
 
 #include "core/sha256.h"
 #include "rag/ingester.h"
+#include "server/json_log.h"
 #include "text/loaders/loader.h"
 #include "server/conversation_store.h"
 
@@ -35,10 +36,6 @@ rag::FileReport index_upload(rag::Ingester& ingester, const fs::path& file, cons
   }
   report->bytes = bytes.size();
   return *report;
-}
-
-double unix_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace

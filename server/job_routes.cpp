@@ -7,9 +7,8 @@
 #include <fstream>
 
 #include "server/json_body.h"
-#include "server/multipart.h"
 #include "server/server_context.h"
-#include "text/loaders/loader.h"
+#include "server/upload_request.h"
 
 namespace kotae::server {
 namespace {
@@ -38,27 +37,8 @@ nlohmann::json to_json(const JobStatus& s) {
 }
 
 void upload(Call& call, ServerContext& context) {
-  const auto boundary = multipart_boundary(call.request.header("content-type"));
-  if (!boundary) {
-    throw ApiError{415, "unsupported_media_type", "upload files as multipart/form-data (curl -F files=@report.pdf)"};
-  }
+  const auto files = read_upload(call.request);
   auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
-  const auto parts = value_or_throw(parse_multipart(call.request.body, *boundary));
-  std::vector<std::pair<std::string, std::string_view>> files;
-  for (const auto& part : parts) {
-    if (part.filename.empty()) continue;  // a plain form field
-    auto name = safe_filename(part.filename);
-    if (!name) throw bad_request(name.error().message);
-    if (text::document_format(*name).empty()) {
-      throw ApiError{415, "unsupported_file_type",
-                     "'" + *name + "' is not a supported document (.pdf, .html, .htm, .xhtml, .md, .markdown, .txt, .text, .docx)"};
-    }
-    for (const auto& [seen, body] : files) {
-      if (seen == *name) throw bad_request("'" + *name + "' is uploaded twice");
-    }
-    files.emplace_back(std::move(*name), part.body);
-  }
-  if (files.empty()) throw bad_request("the form holds no files (send them as file fields, e.g. -F files=@a.pdf)");
 
   // Saved before answering: once the client has its 202, the job has everything it needs.
   const fs::path incoming = collection->store->dir() / "uploads" / ".incoming" / random_id("");

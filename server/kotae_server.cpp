@@ -9,6 +9,7 @@
 
 #include "server/api_error.h"
 #include "server/api_keys.h"
+#include "server/json_log.h"
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
 
@@ -28,10 +29,6 @@ struct KotaeServer::State {
 };
 
 namespace {
-
-double unix_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 // Passes everything through, and when the response is complete records it: metrics by endpoint and
 // status, and a structured log line.
@@ -66,11 +63,7 @@ class MeteredResponder final : public Responder {
     done_ = true;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     metrics_.request_done(method_, route_, status, seconds);
-    std::fprintf(stderr, "%s\n",
-                 nlohmann::json{{"event", "request"}, {"time", unix_seconds()}, {"method", method_}, {"path", path_},
-                                {"status", status}, {"ms", seconds * 1000}}
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                     .c_str());
+    log_event("request", {{"method", method_}, {"path", path_}, {"status", status}, {"ms", seconds * 1000}});
   }
 
   std::shared_ptr<Responder> inner_;
@@ -130,6 +123,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     if (!models) return s.loaded.set_value(models.error());
     s.context.models = std::move(*models);
     s.context.collections = std::make_unique<CollectionRegistry>(s.options.models.data_dir, *s.context.models);
+    s.context.collections->open_all();
     s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest_threads);
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
       s.context.metrics.ingested(bytes, chunks, seconds);

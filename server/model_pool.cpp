@@ -9,6 +9,7 @@
 #include "model/embedding_reranker.h"
 #include "model/encoder_loading.h"
 #include "model/sentence_encoder.h"
+#include "server/json_log.h"
 
 namespace kotae::server {
 
@@ -54,13 +55,12 @@ Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model
   auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options, &why_not_cuda);
   // A GPU that the native encoder could not use deserves one log line; no GPU is the normal case.
   if (loaded && !why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
-    std::fprintf(stderr, "%s\n",
-                 nlohmann::json{{"event", "cuda_encoder_unavailable"}, {"model", model}, {"reason", why_not_cuda},
-                                {"using", (*loaded)->provider()}}
-                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                     .c_str());
+    log_event("cuda_encoder_unavailable", {{"model", model}, {"reason", why_not_cuda}, {"using", (*loaded)->provider()}});
   }
   if (!loaded) {
+    // The client hears only that the model cannot be loaded; the operator's log says why (an integrity
+    // refusal names the file and the reason).
+    log_event("embedder_unavailable", {{"model", model}, {"reason", loaded.error().message}});
     return make_error(loaded.error().code == ErrorCode::not_found ? ErrorCode::not_found : ErrorCode::invalid_argument,
                       "'" + model + "' is not an embedding model this server can load");
   }

@@ -30,7 +30,9 @@ std::string parameter(std::string_view header, std::string_view key) {
     if (!value.empty() && value.front() == '"') {
       std::string out;
       for (std::size_t i = 1; i < value.size() && value[i] != '"'; ++i) {
-        if (value[i] == '\\' && i + 1 < value.size()) ++i;
+        // Only \" and \\ are escapes: browsers send backslashes as they are (RFC 7578), so a Windows
+        // path keeps its separators ("C:\Users\a.txt" is a.txt, "..\x.txt" climbs out).
+        if (value[i] == '\\' && i + 1 < value.size() && (value[i + 1] == '"' || value[i + 1] == '\\')) ++i;
         out.push_back(value[i]);
       }
       return out;

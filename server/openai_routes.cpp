@@ -11,6 +11,8 @@
 #include "rag/answer_json.h"
 #include "server/ask_request.h"
 #include "server/json_body.h"
+#include "server/openai_request.h"
+#include "server/server_context.h"
 
 namespace kotae::server {
 namespace {
@@ -29,39 +31,6 @@ long long unix_now() {
 }
 
 std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
-
-// "content" is a string, or a list of parts of which the text ones count.
-std::string message_text(const nlohmann::json& message) {
-  const auto it = message.find("content");
-  if (it == message.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  if (!it->is_array()) throw bad_request("a message's 'content' must be a string or a list of parts");
-  std::string text;
-  for (const auto& part : *it) {
-    if (!part.is_object()) throw bad_request("a message's content parts must be objects");
-    const auto type = part.find("type");
-    if (type == part.end() || !type->is_string() || *type != "text") throw bad_request("only text content parts are supported");
-    if (!text.empty()) text += "\n";
-    text += string_field(part, "text");
-  }
-  return text;
-}
-
-std::vector<ChatMessage> read_messages(const nlohmann::json& body) {
-  const auto it = body.find("messages");
-  if (it == body.end() || !it->is_array() || it->empty()) throw bad_request("'messages' must be a non-empty list");
-  std::vector<ChatMessage> messages;
-  for (const auto& m : *it) {
-    if (!m.is_object()) throw bad_request("each message must be an object with 'role' and 'content'");
-    auto role = string_field(m, "role");
-    if (role == "developer") role = "system";
-    if (role != "system" && role != "user" && role != "assistant") {
-      throw bad_request("message role '" + role + "' is not supported (system, user or assistant)");
-    }
-    messages.push_back({role, message_text(m)});
-  }
-  return messages;
-}
 
 // OpenAI's finish reasons: "stop" or "length".
 std::string finish_reason(const std::string& ours) { return ours == "length" ? "length" : "stop"; }
@@ -174,21 +143,10 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
 
 void add_openai_routes(Router& router, ServerContext& context) {
   router.add("POST", "/v1/embeddings", [&context](Call& call) {
-    const auto body = parse_json_object(call.request);
-    const auto input = body.find("input");
-    if (input == body.end() || input->is_null()) throw bad_request("'input' is required");
-    if ((input->is_array() && !input->empty() && !(*input)[0].is_string()) || input->is_number_integer()) {
-      throw bad_request("'input' must be text (a string or a list of strings); token ids are not supported");
-    }
-    const auto texts = strings_field(body, "input", context.limits.max_embedding_inputs);
-    if (texts.empty()) throw bad_request("'input' is empty");
-    for (const auto& t : texts) {
-      if (t.empty()) throw bad_request("'input' holds an empty text");
-    }
-    const std::string model = string_field(body, "model", context.models->default_embedder());
-    const std::string format = string_field(body, "encoding_format", "float");
-    if (format != "float" && format != "base64") throw bad_request("'encoding_format' must be float or base64");
-    if (body.contains("dimensions") && !body["dimensions"].is_null()) throw bad_request("'dimensions' is not supported: the model's vectors have a fixed size");
+    const auto request = read_embeddings_request(parse_json_object(call.request), context.limits,
+                                                 context.models->default_embedder());
+    const auto& texts = request.texts;
+    const auto& model = request.model;
     auto encoder = context.models->encoder(model);
     if (!encoder) {
       if (encoder.error().code == ErrorCode::not_found) throw ApiError{404, "model_not_found", "no embedding model '" + model + "' on this server"};
@@ -204,7 +162,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
     nlohmann::json data = nlohmann::json::array();
     for (std::size_t i = 0; i < vectors.size(); ++i) {
       nlohmann::json item{{"object", "embedding"}, {"index", i}};
-      if (format == "base64") {
+      if (request.base64) {
         item["embedding"] = base64_floats(vectors.row(i));
       } else {
         item["embedding"] = vectors.row_copy(i);
@@ -229,17 +187,11 @@ void add_openai_routes(Router& router, ServerContext& context) {
   });
 
   router.add("POST", "/v1/chat/completions", [&context](Call& call) {
-    const auto body = parse_json_object(call.request);
-    const auto messages = read_messages(body);
-    const bool stream = bool_field(body, "stream", false);
+    const auto request = read_chat_request(parse_json_object(call.request));
     Completion completion;
-    completion.model = string_field(body, "model", "kotae");
-    nlohmann::json options = body;
-    if (body.contains("max_completion_tokens") && (!body.contains("max_tokens") || body["max_tokens"].is_null())) {
-      options["max_tokens"] = body["max_completion_tokens"];
-    }
-    if (body.contains("collection") && !body["collection"].is_null()) return grounded_chat(call, context, options, messages, stream, completion);
-    plain_chat(call, context, options, messages, stream, completion);
+    completion.model = request.model;
+    if (request.grounded) return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
+    plain_chat(call, context, request.options, request.messages, request.stream, completion);
   });
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "rag/answer_cache.h"
+#include "server/api_limits.h"
 #include "server/collection_registry.h"
 #include "server/conversation_store.h"
 #include "server/ingest_jobs.h"
@@ -17,13 +18,6 @@
 #include "server/router.h"
 
 namespace kotae::server {
-
-struct ApiLimits {
-  std::size_t max_embedding_inputs = 2048;    // items in one POST /v1/embeddings
-  std::size_t max_rerank_documents = 1000;
-  std::size_t max_query_bytes = 16 * 1024;    // a question or a search query
-  std::size_t max_k = 100;                    // hits per search
-};
 
 struct ServerContext {
   std::unique_ptr<ModelPool> models;             // set once, before `ready`

@@ -150,6 +150,7 @@ struct CollectionState {
   std::unordered_map<std::int64_t, DocumentEntry> documents;      // by document id
   std::int64_t applied_seq = 0;  // the vector_log position the in-memory index reflects
   std::int64_t saved_seq = -1;   // the position vectors.index on disk reflects
+  std::string index_rebuilt_because;  // why opening rebuilt vectors.index from the database; empty: loaded
 
   std::filesystem::path database_path() const { return dir / kDatabaseFile; }
   std::filesystem::path index_path() const { return dir / kVectorIndexFile; }
@@ -373,10 +374,19 @@ Result<void> open_vector_index(State& state) {
     if (auto replayed = replay_log(state, loaded->log_position); !replayed) return replayed;
     state.applied_seq = *last_seq;
     if (state.index->size() == state.chunk_document.size()) return {};
-  } else if (!loaded && loaded.error().code == ErrorCode::io) {
+    state.index_rebuilt_because = "it held " + std::to_string(state.index->size()) + " vectors for " +
+                                  std::to_string(state.chunk_document.size()) + " chunks";
+  } else if (loaded) {
+    state.index_rebuilt_because = "it was saved at change " + std::to_string(loaded->log_position) +
+                                  ", which does not fit this database's log (changes " + std::to_string(trimmed) +
+                                  " to " + std::to_string(*last_seq) + ")";
+  } else if (loaded.error().code == ErrorCode::io) {
     return loaded.error();  // unreadable for a reason a rebuild would not fix (permissions)
+  } else {
+    state.index_rebuilt_because = loaded.error().code == ErrorCode::not_found ? "the file is missing" : loaded.error().message;
   }
 
+  if (state.chunk_document.empty()) state.index_rebuilt_because.clear();  // nothing to rebuild: not news
   auto built = build_index(db, state.info.dimension);
   if (!built) return built.error();
   state.index = std::move(*built);
@@ -466,6 +476,7 @@ Collection::~Collection() {
 }
 
 const CollectionInfo& Collection::info() const { return state_->info; }
+const std::string& Collection::vector_index_rebuilt_because() const { return state_->index_rebuilt_because; }
 const std::filesystem::path& Collection::dir() const { return state_->dir; }
 
 // --- documents -------------------------------------------------------------------------------------

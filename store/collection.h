@@ -101,6 +101,9 @@ class Collection {
   Collection& operator=(const Collection&) = delete;
 
   const CollectionInfo& info() const;
+  // Why opening rebuilt the vector index from the database (missing, damaged, stale); empty when it
+  // was loaded. Callers log it: a rebuild is safe but slow, and someone should know it happened.
+  const std::string& vector_index_rebuilt_because() const;
   const std::filesystem::path& dir() const;
 
   // The stored record (without text) for a path, or nullopt.

@@ -22,3 +22,30 @@ add_test(NAME ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift
                  ${_python_bin}/schemathesis)
 set_tests_properties(ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift PROPERTIES
                      FIXTURES_REQUIRED server_data TIMEOUT 600)
+
+# Faults the server survives (tests/server/fault_test.cpp): a remote generator killed mid-answer, a
+# generator that fails to load, a deleted or damaged vector index.
+kotae_test(server_fault_tests SOURCES server/fault_test.cpp LIBS kotae_core nlohmann_json::nlohmann_json
+           PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+target_compile_definitions(server_fault_tests PRIVATE KOTAE_BINARY="$<TARGET_FILE:kotae>"
+                                                      KOTAE_SERVER_DATA="${KOTAE_SERVER_TEST_DATA}"
+                                                      KOTAE_LLAMA_SERVER="${KOTAE_LLAMA_SERVER}")
+add_dependencies(server_fault_tests kotae)
+
+# Disk full during ingestion, from the CLI and through the server: a small tmpfs in a private mount
+# namespace (unshare), so nothing outside the test sees it.
+add_test(NAME Faults.DiskFullDuringIngestionLosesNothing
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/server/disk_full_test.sh $<TARGET_FILE:kotae>)
+set_tests_properties(Faults.DiskFullDuringIngestionLosesNothing PROPERTIES TIMEOUT 300)
+
+# Bad inputs (tests/bad_inputs/cases.json, made by make_corpus.py): each sent to a real server while
+# another client searches and embeds; every case gets its clear outcome, nothing crashes or is lost.
+add_test(NAME ServerTest.BadInputsGetClearErrorsAndNoCrash
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/bad_inputs_test.py $<TARGET_FILE:kotae>
+                 ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(ServerTest.BadInputsGetClearErrorsAndNoCrash PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 900)
+
+# The soak test's two-minute version (bench/soak --minutes 2; about four minutes with indexing and
+# calibration). Alone on the machine: it loads the server to 70% of the capacity it measures.
+add_test(NAME Soak.TwoMinutes COMMAND bash ${PROJECT_SOURCE_DIR}/bench/soak --minutes 2 --binary $<TARGET_FILE:kotae>)
+set_tests_properties(Soak.TwoMinutes PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE LABELS soak)

@@ -15,6 +15,7 @@
 
 #include "core/sha256.h"
 #include "model/sentence_encoder.h"
+#include "support/command_runner.h"
 #include "support/http_client.h"
 #include "support/kotae_server_process.h"
 #include "support/test_data.h"
@@ -604,7 +605,14 @@ TEST(ServerLifecycleTest, AFullWorkQueueAnswers503WithARetryHint) {
 TEST(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) {
   const auto dir = fresh_temp_dir("kotae-server-chat");
   ASSERT_TRUE(write_tiny_llama_gguf(dir / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}));
-  KotaeServerProcess server(KOTAE_BINARY, {"--data", KOTAE_SERVER_DATA, "--model", (dir / "tiny-chat.gguf").string(),
+  // Models load only from the data folder's models (integrity gate): the embedder linked in, the GGUF added.
+  const auto data = dir / "data";
+  ASSERT_TRUE(link_installed_model(kDefaultEmbeddingModel, models_dir(data)));
+  const auto added = run_command(std::string(KOTAE_BINARY) + " model add " + (dir / "tiny-chat.gguf").string() +
+                                     " --name tiny-chat --data " + data.string(),
+                                 dir / "add.err");
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  KotaeServerProcess server(KOTAE_BINARY, {"--data", data.string(), "--model", "tiny-chat",
                                            "--context", "2048", "--threads", "1"}, dir / "server.log");
   ASSERT_EQ(server.error(), "");
   json request{{"model", "tiny"}, {"max_tokens", 8}, {"temperature", 0}, {"messages", {{{"role", "system"}, {"content", "Be brief."}},

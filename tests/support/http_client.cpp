@@ -13,6 +13,18 @@ std::size_t on_body(char* data, std::size_t size, std::size_t n, void* out) {
   return size * n;
 }
 
+struct Watched {
+  std::string* body;
+  const std::function<void(const std::string&)>* on_data;
+};
+
+std::size_t on_watched_body(char* data, std::size_t size, std::size_t n, void* out) {
+  auto* watched = static_cast<Watched*>(out);
+  watched->body->append(data, size * n);
+  (*watched->on_data)(*watched->body);
+  return size * n;
+}
+
 std::size_t on_header(char* data, std::size_t size, std::size_t n, void* out) {
   std::string line(data, size * n);
   const auto colon = line.find(':');
@@ -27,11 +39,11 @@ std::size_t on_header(char* data, std::size_t size, std::size_t n, void* out) {
   return size * n;
 }
 
-}  // namespace
-
-HttpReply http_request(const std::string& method, const std::string& url, const std::string& body,
-                       const std::vector<std::string>& headers, long timeout_s) {
+HttpReply perform(const std::string& method, const std::string& url, const std::string& body,
+                  const std::vector<std::string>& headers, long timeout_s,
+                  const std::function<void(const std::string&)>* on_data) {
   HttpReply reply;
+  Watched watched{&reply.body, on_data};
   CURL* curl = curl_easy_init();
   curl_slist* list = nullptr;
   for (const auto& h : headers) list = curl_slist_append(list, h.c_str());
@@ -43,8 +55,13 @@ HttpReply http_request(const std::string& method, const std::string& url, const 
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
   }
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  if (on_data != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_watched_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &watched);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &reply.body);
+  }
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &reply.headers);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT, timeout_s);
@@ -56,6 +73,18 @@ HttpReply http_request(const std::string& method, const std::string& url, const 
   curl_slist_free_all(list);
   curl_easy_cleanup(curl);
   return reply;
+}
+
+}  // namespace
+
+HttpReply http_request(const std::string& method, const std::string& url, const std::string& body,
+                       const std::vector<std::string>& headers, long timeout_s) {
+  return perform(method, url, body, headers, timeout_s, nullptr);
+}
+
+HttpReply http_request_watching(const std::string& method, const std::string& url, const std::string& body,
+                                const std::function<void(const std::string&)>& on_data, long timeout_s) {
+  return perform(method, url, body, {"Content-Type: application/json"}, timeout_s, &on_data);
 }
 
 std::vector<std::pair<std::string, std::string>> parse_events(const std::string& body) {

@@ -83,6 +83,13 @@ LlamaServer::~LlamaServer() {
   }
 }
 
+void LlamaServer::kill_now() {
+  if (pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  ::waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
 std::string LlamaServer::log_tail() const {
   std::ifstream in(log_);
   std::stringstream all;

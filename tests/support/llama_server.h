@@ -31,6 +31,8 @@ class LlamaServer {
   const std::string& error() const { return error_; }
   int port() const { return port_; }
   std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  // SIGKILL, now: a server that dies mid-answer (the fault tests).
+  void kill_now();
 
  private:
   std::string start(const std::filesystem::path& binary, const std::filesystem::path& model,

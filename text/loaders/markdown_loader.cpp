@@ -5,6 +5,7 @@
 // It is a pragmatic reader, not a full CommonMark parser: emphasis markers are removed by where they
 // stand (flanking a word) rather than by pairing, and nested containers are flattened.
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -47,11 +48,16 @@ std::size_t indentation(std::string_view line, std::string_view* rest) {
   return width;
 }
 
+// Longest link text or destination looked for: brackets left open would otherwise make every '['
+// scan to the end of the paragraph (quadratic: a line of 200k '[' took minutes).
+constexpr std::size_t kMaxLinkSpan = 4096;
+
 // The position just past the bracket that closes the one at `open` (balanced, honouring backslash
-// escapes), or npos.
+// escapes), or npos; npos too when it is over kMaxLinkSpan bytes away.
 std::size_t matching_close(std::string_view s, std::size_t open, char open_char, char close_char) {
   int depth = 0;
-  for (std::size_t i = open; i < s.size(); ++i) {
+  const std::size_t end = std::min(s.size(), open + kMaxLinkSpan);
+  for (std::size_t i = open; i < end; ++i) {
     if (s[i] == '\\') {
       ++i;
     } else if (s[i] == open_char) {
@@ -82,7 +88,7 @@ std::optional<char32_t> named_entity(std::string_view name) {
 
 // Decodes the character reference at s[i] == '&' into `out`; returns its length, or 0 if it is none.
 std::size_t decode_entity(std::string_view s, std::size_t i, std::string& out) {
-  const auto semicolon = s.find(';', i);
+  const auto semicolon = s.substr(0, std::min(s.size(), i + 34)).find(';', i);  // bounded: "&&&&..." stays linear
   if (semicolon == std::string_view::npos || semicolon - i > 32 || semicolon == i + 1) return 0;
   const std::string_view body = s.substr(i + 1, semicolon - i - 1);
   char32_t cp = 0;
@@ -170,7 +176,9 @@ std::string strip_inline(std::string_view s) {
         i = after;
       }
     } else if (c == '<') {
-      const auto close = s.find('>', i);
+      // An autolink holds no space or '<': the first of those or '>' ends the search (linear over "<<<<...").
+      const auto stop = s.find_first_of("<> \t\r\n", i + 1);
+      const auto close = stop != std::string_view::npos && s[stop] == '>' ? stop : std::string_view::npos;
       const std::string_view inner =
           close == std::string_view::npos ? std::string_view{} : s.substr(i + 1, close - i - 1);
       const bool autolink = !inner.empty() && inner.find_first_of(" <") == std::string_view::npos &&
