@@ -22,6 +22,8 @@ const artifacts = join(work, "artifacts");
 let server, base, browser;
 const consoleErrors = [];
 
+const serverNoise = [];
+
 function startServer(data) {
   return new Promise((resolve, reject) => {
     const child = spawn(kotae, ["serve", "--data", data, "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
@@ -31,7 +33,10 @@ function startServer(data) {
     child.stderr.on("data", chunk => {
       buffer += chunk;
       for (let nl; (nl = buffer.indexOf("\n")) >= 0; buffer = buffer.slice(nl + 1)) {
-        const event = JSON.parse(buffer.slice(0, nl));
+        const line = buffer.slice(0, nl);
+        // The server logs JSON lines; anything else (a library's own warning) is kept for the report.
+        if (!line.startsWith("{")) { serverNoise.push(line); continue; }
+        const event = JSON.parse(line);
         if (event.event === "listening") port = event.port;
         if (event.event === "ready") { clearTimeout(timer); resolve({ child, url: `http://127.0.0.1:${port}` }); }
       }
@@ -72,6 +77,7 @@ before(async () => {
 });
 
 after(async () => {
+  if (serverNoise.length) console.log(`server stderr lines that are not JSON:\n${serverNoise.join("\n")}`);
   await browser?.close();
   if (server && server.exitCode === null) server.kill("SIGTERM");
 });
