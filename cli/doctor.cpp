@@ -109,6 +109,8 @@ void print_text(const nlohmann::json& r) {
   for (const auto& b : llama["backends"]) backends += b.get<std::string>() + " ";
   std::printf("llama.cpp    %s (ggml %s)\n  backends   %s\n", llama["version"].get<std::string>().c_str(),
               llama["ggml_version"].get<std::string>().c_str(), backends.c_str());
+  std::printf("  GPU offload %s\n", llama["gpu_offload"].get<bool>() ? "yes: the generator's layers go to the GPU (--gpu-layers)"
+                                                                      : "no (a CPU build; scripts/setup --cuda builds the CUDA back-end)");
   const auto& gpu = r["gpu"];
   if (gpu["present"].get<bool>()) {
     for (const auto& d : gpu["devices"]) {
@@ -158,7 +160,8 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
   report["onnxruntime"] = {{"version", onnxruntime_version()}, {"providers", onnxruntime_providers()}};
   report["llama_cpp"] = {{"version", llama.version},        {"ggml_version", llama.ggml_version},
                          {"commit", llama.ggml_commit},     {"backends", llama.backends},
-                         {"devices", llama.devices},        {"backend_dir", llama.backend_dir}};
+                         {"devices", llama.devices},        {"backend_dir", llama.backend_dir},
+                         {"gpu_offload", llama.gpu_offload}};
   report["gpu"] = gpu_report();
   report["data_dir"] = data_dir.string();
   report["models_dir"] = models_dir(data_dir).string();

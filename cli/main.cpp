@@ -94,6 +94,8 @@ int main(int argc, char** argv) {
   ask_cmd->add_option("--chat-template", ask.backend.chat_template, "llama.cpp built-in chat template (default: the model's own)");
   ask_cmd->add_option("--context", ask.backend.context, "context tokens of the generator")->capture_default_str()->check(CLI::Range(256, 1 << 20));
   ask_cmd->add_option("--threads", ask.backend.threads, "generation threads (0: all cores)")->capture_default_str();
+  ask_cmd->add_option("--gpu-layers", ask.backend.gpu_layers,
+                      "generator layers on the GPU (-1: all, 0: none; needs llama.cpp built by scripts/setup --cuda)")->capture_default_str();
   ask_cmd->add_option("--openai-url", ask.backend.openai_url, "OpenAI-compatible server, up to /v1 (e.g. http://127.0.0.1:8080/v1)");
   ask_cmd->add_option("--openai-model", ask.backend.openai_model, "model name to send to the server");
   ask_cmd->add_option("--openai-key-env", ask.openai_key_env, "environment variable holding the API key")->capture_default_str();

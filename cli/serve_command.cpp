@@ -48,6 +48,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   flag("--chat-template", b.chat_template, "KOTAE_CHAT_TEMPLATE", "llama.cpp built-in chat template");
   flag("--context", b.context, "KOTAE_CONTEXT", "context tokens of the generator");
   flag("--threads", b.threads, "KOTAE_THREADS", "generation threads (0: all cores)");
+  flag("--gpu-layers", b.gpu_layers, "KOTAE_GPU_LAYERS", "generator layers on the GPU (-1: all, 0: none; needs scripts/setup --cuda)");
   flag("--openai-url", b.openai_url, "KOTAE_OPENAI_URL", "OpenAI-compatible server, up to /v1");
   flag("--openai-model", b.openai_model, "KOTAE_OPENAI_MODEL", "model name to send to that server");
   flag("--openai-key-env", serve.openai_key_env, "KOTAE_OPENAI_KEY_ENV", "environment variable holding its API key");

@@ -22,7 +22,7 @@ struct LlamaGeneratorOptions {
   int context_length = 4096;  // capped at the model's training context
   int batch = 512;            // prompt tokens decoded per step
   int threads = 0;            // 0: all cores
-  int gpu_layers = 0;
+  int gpu_layers = -1;        // layers offloaded where llama.cpp has a GPU back-end; -1: all, 0: none
   bool reuse_prefix = true;   // keep the KV cache between requests (off: every prompt is decoded from scratch)
   std::string chat_template = {};  // a llama.cpp built-in name ("chatml", "gemma", "llama3", ...); empty: the model's own
 };

@@ -36,6 +36,7 @@ LlamaBuildInfo load_backends() {
     ggml_backend_dev_t dev = ggml_backend_dev_get(i);
     info.devices.push_back(std::string(ggml_backend_dev_name(dev)) + ": " + ggml_backend_dev_description(dev));
   }
+  info.gpu_offload = llama_supports_gpu_offload();
   return info;
 }
 

@@ -20,6 +20,7 @@ struct LlamaBuildInfo {
   std::string backend_dir;   // where the ggml backend libraries were loaded from
   std::vector<std::string> backends;  // e.g. {"CPU"}
   std::vector<std::string> devices;   // e.g. {"CPU: Intel(R) Xeon(R) ..."}
+  bool gpu_offload = false;           // a GPU back-end (scripts/setup --cuda) with a device to offload layers to
 };
 
 // Loads the ggml backends once per process and describes them.
@@ -28,7 +29,7 @@ const LlamaBuildInfo& llama_build_info();
 struct LlamaModelOptions {
   int context_length = 512;
   int threads = 0;  // 0: all cores
-  int gpu_layers = 0;
+  int gpu_layers = -1;  // layers offloaded where llama.cpp has a GPU back-end; -1: all, 0: none
 };
 
 class LlamaModel {

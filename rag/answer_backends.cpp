@@ -52,7 +52,7 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
       } else if (auto path = find_gguf(o.data_dir, o.model); !path) {
         backend.unavailable = path.error().message;
       } else if (auto loaded = LlamaGenerator::load(*path, {.context_length = o.context, .threads = o.threads,
-                                                            .chat_template = o.chat_template});
+                                                            .gpu_layers = o.gpu_layers, .chat_template = o.chat_template});
                  !loaded) {
         backend.unavailable = loaded.error().message;
       } else {

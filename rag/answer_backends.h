@@ -22,6 +22,7 @@ struct BackendSettings {
   std::string chat_template;       // a llama.cpp built-in template name; empty: the model's own
   int context = 4096;
   int threads = 0;
+  int gpu_layers = -1;  // generator layers offloaded to a GPU (llama.cpp built with --cuda); -1: all, 0: none
   std::string openai_url;
   std::string openai_model;
   std::string openai_api_key;

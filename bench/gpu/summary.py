@@ -31,7 +31,17 @@ print(json.dumps({
     "kotae_cuda_vs_cpu_reference_min_cosine": first("cpu_reference").get("min_cosine"),
     "kotae_cuda_plugin_ok": first("cuda_plugin_check").get("ok"),
     "kotae_cuda_throughput_vs_st_fp16": kotae / st if kotae and st else None,
-    # Kotae's own GPU engine is not built on the GPU machine yet: these are measured once it is.
-    "not_measured_yet": ["kotae_serve_on_gpu", "rerank_100_pairs", "retrieval_rerank_p95_at_50_and_200_rps",
-                         "generation_tokens_per_s"],
+    # From text, through Kotae's tokenizer (retrieval_bench): directly and through the dynamic batcher.
+    "kotae_encoder_from_text_batch1_p50_ms": first("encoder", **{"from": "text", "batcher": False, "batch": 1}).get("p50_ms"),
+    "kotae_encoder_from_text_batcher_1_caller_p50_ms": first("encoder", **{"from": "text", "batcher": True, "batch": 1}).get("p50_ms"),
+    "kotae_encoder_from_text_batcher_64_callers_texts_per_s":
+        first("encoder", **{"from": "text", "batcher": True, "batch": 64}).get("texts_per_s"),
+    "kotae_rerank_100_pairs_p50_ms": first("rerank", pairs=100, engine="kotae-cuda-fp16").get("p50_ms"),
+    "st_cross_encoder_fp16_100_pairs_p50_ms": first("rerank", engine="sentence-transformers-fp16").get("p50_ms"),
+    "kotae_cross_encoder_vs_cpu_reference_max_abs_diff": first("cross_encoder_reference").get("max_abs_score_diff"),
+    "retrieval_rerank_at_50_rps": {k: first("retrieval_rerank", rate=50).get(k) for k in ("p50_ms", "p95_ms", "errors")},
+    "retrieval_rerank_at_200_rps": {k: first("retrieval_rerank", rate=200).get(k) for k in ("p50_ms", "p95_ms", "errors")},
+    "dry_run_path_checked": bool(first("retrieval_rerank", engine="kotae-cpu-reference-fp32")),
+    # What bench/gpu/run does not measure yet.
+    "not_measured_yet": ["kotae_serve_on_gpu", "generation_tokens_per_s"],
 }))

@@ -68,11 +68,12 @@ __device__ void row_stats(float sum, float square_sum, int cols, float epsilon, 
   *inverse = rsqrtf(fmaxf(square_sum / cols - *mean * *mean, 0.0f) + epsilon);
 }
 
-// x[t] = LayerNorm(word[id] + position[t % length] + type[0]); one block per token.
-__global__ void embed_norm(const int* ids, int padded_length, const __half* word, const __half* position,
-                           const __half* type, const float* gamma, const float* beta, int hidden, float epsilon,
-                           __half* x) {
+// x[t] = LayerNorm(word[id] + position[t % length] + type[types[t] or 0]); one block per token.
+__global__ void embed_norm(const int* ids, const int* types, int padded_length, const __half* word,
+                           const __half* position, const __half* type_table, const float* gamma, const float* beta,
+                           int hidden, float epsilon, __half* x) {
   const int t = blockIdx.x, pos = t % padded_length, id = ids[t];
+  const __half* type = type_table + (types ? (size_t)types[t] * hidden : 0);
   float v[4];  // hidden <= 4 * kNormThreads
   float sum = 0, square = 0;
   for (int k = 0, c = threadIdx.x; k < 4; ++k, c += kNormThreads) {
@@ -174,6 +175,22 @@ __global__ void mean_pool_normalize(const __half* x, const int* lengths, int pad
   for (int k = 0, c = threadIdx.x; k < 4 && c < hidden; ++k, c += kNormThreads) out[(size_t)text * hidden + c] = v[k] * scale;
 }
 
+// A cross-encoder's head on the pooler's output y (no bias yet): pooled = tanh(y + pooler_bias), then
+// score = the classifier's one logit, or logit[1] - logit[0] of two; one block per text.
+__global__ void tanh_classify(const __half* y, const float* pooler_bias, const float* classifier, const float* classifier_bias,
+                              int labels, int hidden, float* scores) {
+  const int text = blockIdx.x;
+  float logit[2] = {0.0f, 0.0f};
+  for (int c = threadIdx.x; c < hidden; c += kNormThreads) {
+    const float pooled = tanhf(__half2float(y[(size_t)text * hidden + c]) + pooler_bias[c]);
+    for (int l = 0; l < labels; ++l) logit[l] += pooled * classifier[(size_t)l * hidden + c];
+  }
+  block_sums(logit[0], logit[1]);
+  if (threadIdx.x == 0) {
+    scores[text] = labels == 1 ? logit[0] + classifier_bias[0] : (logit[1] + classifier_bias[1]) - (logit[0] + classifier_bias[0]);
+  }
+}
+
 struct DeviceDense {
   __half* weight = nullptr;  // [out, in]
   float* bias = nullptr;
@@ -207,9 +224,12 @@ struct BertCudaEncoder::Impl {
   __half *word, *position, *type;
   float *embed_gamma, *embed_beta;
   std::vector<DeviceLayer> layers;
+  DeviceDense pooler;                                       // cross-encoders only
+  float *classifier = nullptr, *classifier_bias = nullptr;  // [labels, hidden], FP32: tiny
+  int labels = 0, type_rows = 0;
   cublasHandle_t blas{};
   cudaStream_t stream{};
-  int *ids, *lengths, *host_ids, *host_lengths;
+  int *ids, *types, *lengths, *host_ids, *host_types, *host_lengths;
   __half *x, *qkv, *context, *scratch, *inner;
   float *out, *host_out;
   __half* host_states;
@@ -217,11 +237,55 @@ struct BertCudaEncoder::Impl {
   std::string device;
 
   // y[rows, d.out] = x[rows, d.in] W^T, FP16 in and out, FP32 accumulation (bias added by the next kernel).
-  void gemm(const __half* in, const DeviceDense& d, __half* y, int rows) {
+  // Input rows are `in_stride` halves apart (d.in: packed; one text's length x hidden: its first tokens).
+  void gemm(const __half* in, const DeviceDense& d, __half* y, int rows, int in_stride = 0) {
     const float one = 1.0f, zero = 0.0f;
     check(cublasGemmEx(blas, CUBLAS_OP_T, CUBLAS_OP_N, d.out, rows, d.in, &one, d.weight, CUDA_R_16F, d.in, in,
-                       CUDA_R_16F, d.in, &zero, y, CUDA_R_16F, d.out, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                       CUDA_R_16F, in_stride ? in_stride : d.in, &zero, y, CUDA_R_16F, d.out, CUBLAS_COMPUTE_32F,
+                       CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
+  }
+
+  // Copies texts [first, first + batch) to the device, padded to the longest (cut at max_tokens), and
+  // runs embeddings and every layer: x holds the final token states. Returns the padded length.
+  int encode(const std::vector<std::vector<int>>& texts, const std::vector<std::vector<int>>* text_types,
+             size_t first, int batch) {
+    int length = 1;
+    for (int b = 0; b < batch; ++b) length = std::max(length, std::min<int>(texts[first + b].size(), max_tokens));
+    for (int b = 0; b < batch; ++b) {
+      const auto& t = texts[first + b];
+      const int n = std::max(1, std::min<int>(t.size(), max_tokens));
+      host_lengths[b] = n;
+      for (int i = 0; i < length; ++i) {
+        const bool real = i < static_cast<int>(t.size()) && i < n;
+        host_ids[b * length + i] = real ? t[i] : 0;
+        if (text_types) host_types[b * length + i] = real ? (*text_types)[first + b][i] : 0;
+      }
+    }
+    const int rows = batch * length;
+    check(cudaMemcpyAsync(ids, host_ids, rows * sizeof(int), cudaMemcpyHostToDevice, stream), "copy ids");
+    if (text_types) check(cudaMemcpyAsync(types, host_types, rows * sizeof(int), cudaMemcpyHostToDevice, stream), "copy types");
+    check(cudaMemcpyAsync(lengths, host_lengths, batch * sizeof(int), cudaMemcpyHostToDevice, stream), "copy lengths");
+    embed_norm<<<rows, kNormThreads, 0, stream>>>(ids, text_types ? types : nullptr, length, word, position, type,
+                                                  embed_gamma, embed_beta, hidden, epsilon, x);
+    const int attention_threads = (length + 31) / 32 * 32;
+    const size_t attention_shared = 2 * (size_t)length * kHeadDim * sizeof(__half);
+    const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
+    for (const auto& l : layers) {
+      gemm(x, l.qkv, qkv, rows);
+      attention<<<batch * heads, attention_threads, attention_shared, stream>>>(qkv, l.qkv.bias, lengths, length, hidden,
+                                                                                heads, scale, context);
+      gemm(context, l.attention_output, scratch, rows);
+      add_bias_residual_norm<<<rows, kNormThreads, 0, stream>>>(x, scratch, l.attention_output.bias, l.attention_gamma,
+                                                                l.attention_beta, hidden, epsilon);
+      gemm(x, l.intermediate, inner, rows);
+      const size_t inner_count = (size_t)rows * intermediate;
+      bias_gelu<<<(inner_count + 255) / 256, 256, 0, stream>>>(inner, l.intermediate.bias, intermediate, inner_count);
+      gemm(inner, l.output, scratch, rows);
+      add_bias_residual_norm<<<rows, kNormThreads, 0, stream>>>(x, scratch, l.output.bias, l.output_gamma, l.output_beta,
+                                                                hidden, epsilon);
+    }
+    return length;
   }
 };
 
@@ -246,6 +310,7 @@ BertCudaEncoder::BertCudaEncoder(const BertWeights& w, int max_batch, int max_to
   m.word = upload_half(w.word_embeddings);
   m.position = upload_half(w.position_embeddings);
   m.type = upload_half(w.token_type_embeddings);
+  m.type_rows = static_cast<int>(w.token_type_embeddings.size() / w.hidden);
   m.embed_gamma = upload_float(w.embedding_norm.gamma);
   m.embed_beta = upload_float(w.embedding_norm.beta);
   for (const auto& l : w.layers) {
@@ -260,8 +325,15 @@ BertCudaEncoder::BertCudaEncoder(const BertWeights& w, int max_batch, int max_to
     d.output_beta = upload_float(l.output_norm.beta);
     m.layers.push_back(d);
   }
+  if (w.is_cross_encoder()) {
+    m.pooler = upload_dense({&w.pooler});
+    m.classifier = upload_float(w.classifier.weight);
+    m.classifier_bias = upload_float(w.classifier.bias);
+    m.labels = w.classifier.out;
+  }
   const size_t tokens = (size_t)max_batch * m.max_tokens;
   m.ids = device_alloc<int>(tokens);
+  m.types = device_alloc<int>(tokens);
   m.lengths = device_alloc<int>(max_batch);
   m.x = device_alloc<__half>(tokens * m.hidden);
   m.qkv = device_alloc<__half>(tokens * 3 * m.hidden);
@@ -270,6 +342,7 @@ BertCudaEncoder::BertCudaEncoder(const BertWeights& w, int max_batch, int max_to
   m.inner = device_alloc<__half>(tokens * m.intermediate);
   m.out = device_alloc<float>((size_t)max_batch * m.hidden);
   check(cudaMallocHost(&m.host_ids, tokens * sizeof(int)), "cudaMallocHost");
+  check(cudaMallocHost(&m.host_types, tokens * sizeof(int)), "cudaMallocHost");
   check(cudaMallocHost(&m.host_lengths, max_batch * sizeof(int)), "cudaMallocHost");
   check(cudaMallocHost(&m.host_out, (size_t)max_batch * m.hidden * sizeof(float)), "cudaMallocHost");
   check(cudaMallocHost(&m.host_states, tokens * m.hidden * sizeof(__half)), "cudaMallocHost");
@@ -290,36 +363,7 @@ std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& t
   std::vector<float> result;
   for (size_t first = 0; first < texts.size(); first += m.max_batch) {
     const int batch = static_cast<int>(std::min<size_t>(m.max_batch, texts.size() - first));
-    int length = 1;
-    for (int b = 0; b < batch; ++b) length = std::max(length, std::min<int>(texts[first + b].size(), m.max_tokens));
-    for (int b = 0; b < batch; ++b) {
-      const auto& t = texts[first + b];
-      const int n = std::max(1, std::min<int>(t.size(), m.max_tokens));
-      m.host_lengths[b] = n;
-      for (int i = 0; i < length; ++i) m.host_ids[b * length + i] = i < static_cast<int>(t.size()) && i < n ? t[i] : 0;
-    }
-    const int rows = batch * length;
-    check(cudaMemcpyAsync(m.ids, m.host_ids, rows * sizeof(int), cudaMemcpyHostToDevice, m.stream), "copy ids");
-    check(cudaMemcpyAsync(m.lengths, m.host_lengths, batch * sizeof(int), cudaMemcpyHostToDevice, m.stream), "copy lengths");
-    embed_norm<<<rows, kNormThreads, 0, m.stream>>>(m.ids, length, m.word, m.position, m.type, m.embed_gamma,
-                                                    m.embed_beta, m.hidden, m.epsilon, m.x);
-    const int attention_threads = (length + 31) / 32 * 32;
-    const size_t attention_shared = 2 * (size_t)length * kHeadDim * sizeof(__half);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
-    for (const auto& l : m.layers) {
-      m.gemm(m.x, l.qkv, m.qkv, rows);
-      attention<<<batch * m.heads, attention_threads, attention_shared, m.stream>>>(m.qkv, l.qkv.bias, m.lengths, length,
-                                                                                    m.hidden, m.heads, scale, m.context);
-      m.gemm(m.context, l.attention_output, m.scratch, rows);
-      add_bias_residual_norm<<<rows, kNormThreads, 0, m.stream>>>(m.x, m.scratch, l.attention_output.bias,
-                                                                  l.attention_gamma, l.attention_beta, m.hidden, m.epsilon);
-      m.gemm(m.x, l.intermediate, m.inner, rows);
-      const size_t inner_count = (size_t)rows * m.intermediate;
-      bias_gelu<<<(inner_count + 255) / 256, 256, 0, m.stream>>>(m.inner, l.intermediate.bias, m.intermediate, inner_count);
-      m.gemm(m.inner, l.output, m.scratch, rows);
-      add_bias_residual_norm<<<rows, kNormThreads, 0, m.stream>>>(m.x, m.scratch, l.output.bias, l.output_gamma,
-                                                                  l.output_beta, m.hidden, m.epsilon);
-    }
+    const int length = m.encode(texts, nullptr, first, batch), rows = batch * length;
     mean_pool_normalize<<<batch, kNormThreads, 0, m.stream>>>(m.x, m.lengths, length, m.hidden, m.out);
     check(cudaGetLastError(), "kernel launch");
     check(cudaMemcpyAsync(m.host_out, m.out, (size_t)batch * m.hidden * sizeof(float), cudaMemcpyDeviceToHost, m.stream),
@@ -338,6 +382,35 @@ std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& t
     }
   }
   return result;
+}
+
+bool BertCudaEncoder::is_cross_encoder() const { return impl_->labels > 0; }
+
+std::vector<float> BertCudaEncoder::score(const std::vector<PairTokens>& pairs) {
+  auto& m = *impl_;
+  if (!m.labels) throw std::invalid_argument("these weights have no classifier head");
+  std::vector<std::vector<int>> ids, types;
+  for (const auto& p : pairs) {
+    if (p.types.size() != p.ids.size()) throw std::invalid_argument("token types and ids differ in length");
+    for (int t : p.types) {
+      if (t < 0 || t >= m.type_rows) throw std::invalid_argument("token type out of the model's types");
+    }
+    ids.push_back(p.ids);
+    types.push_back(p.types);
+  }
+  std::vector<float> scores;
+  for (size_t first = 0; first < pairs.size(); first += m.max_batch) {
+    const int batch = static_cast<int>(std::min<size_t>(m.max_batch, pairs.size() - first));
+    const int length = m.encode(ids, &types, first, batch);
+    m.gemm(m.x, m.pooler, m.scratch, batch, length * m.hidden);  // each pair's [CLS] row
+    tanh_classify<<<batch, kNormThreads, 0, m.stream>>>(m.scratch, m.pooler.bias, m.classifier, m.classifier_bias,
+                                                        m.labels, m.hidden, m.out);
+    check(cudaGetLastError(), "kernel launch");
+    check(cudaMemcpyAsync(m.host_out, m.out, batch * sizeof(float), cudaMemcpyDeviceToHost, m.stream), "copy scores");
+    check(cudaStreamSynchronize(m.stream), "score");
+    scores.insert(scores.end(), m.host_out, m.host_out + batch);
+  }
+  return scores;
 }
 
 }  // namespace kotae::cuda

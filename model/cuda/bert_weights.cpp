@@ -227,6 +227,14 @@ BertWeights load_bert_weights(const std::filesystem::path& safetensors, int head
     w.layers.push_back(std::move(l));
   }
   if (w.layers.empty()) throw std::runtime_error(safetensors.string() + " holds no encoder layers");
+  if (st.has("classifier.weight")) {
+    w.pooler = dense(st, "pooler.dense");
+    w.classifier = dense(st, "classifier");
+    if (w.pooler.in != w.hidden || w.pooler.out != w.hidden || w.classifier.in != w.hidden || w.classifier.out < 1 ||
+        w.classifier.out > 2) {
+      throw std::runtime_error(safetensors.string() + ": the classifier head is not hidden -> hidden -> 1 or 2 labels");
+    }
+  }
   return w;
 }
 

@@ -59,6 +59,24 @@ __attribute__((visibility("default"))) int kotae_cuda_encoder_embed(void* handle
   }
 }
 
+__attribute__((visibility("default"))) int kotae_cuda_encoder_score(void* handle, const int* ids, const int* types,
+                                                                      const int* lengths, int pairs, float* scores,
+                                                                      char* error, int error_size) {
+  try {
+    std::vector<kotae::cuda::PairTokens> input(pairs);
+    for (int i = 0, at = 0; i < pairs; at += lengths[i], ++i) {
+      input[i].ids.assign(ids + at, ids + at + lengths[i]);
+      input[i].types.assign(types + at, types + at + lengths[i]);
+    }
+    const auto out = static_cast<Plugin*>(handle)->encoder->score(input);
+    std::copy(out.begin(), out.end(), scores);
+    return 0;
+  } catch (const std::exception& e) {
+    report(e, error, error_size);
+    return 1;
+  }
+}
+
 __attribute__((visibility("default"))) int kotae_cuda_encoder_hidden(void* handle) {
   return static_cast<Plugin*>(handle)->encoder->hidden();
 }

@@ -12,6 +12,10 @@ using KotaeCudaEncoderOpen = void* (*)(const char* safetensors, int heads, int m
 // vectors, and, when `states` is not null, sum(lengths) x hidden token states.
 using KotaeCudaEncoderEmbed = int (*)(void* encoder, const int* ids, const int* lengths, int texts, float* vectors,
                                       float* states, char* error, int error_size);
+// Cross-encoder weights only: `pairs` pairs, their ids and segment types one after another
+// (lengths[i] each); writes one score per pair. Returns non-zero for weights without a classifier.
+using KotaeCudaEncoderScore = int (*)(void* encoder, const int* ids, const int* types, const int* lengths, int pairs,
+                                      float* scores, char* error, int error_size);
 using KotaeCudaEncoderHidden = int (*)(void* encoder);
 using KotaeCudaEncoderDevice = const char* (*)(void* encoder);
 using KotaeCudaEncoderClose = void (*)(void* encoder);

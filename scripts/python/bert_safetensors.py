@@ -14,14 +14,14 @@ import sys
 import numpy as np
 
 
-def write_safetensors(path, tensors):
-    """Floating tensors as F16, integer ones as I64."""
+def write_safetensors(path, tensors, float_type="<f2"):
+    """Floating tensors as F16 (or F32 with float_type "<f4"), integer ones as I64."""
     header, chunks, offset = {}, [], 0
     for name in sorted(tensors):
         tensor = tensors[name]
         floating = tensor.dtype.kind == "f"
-        raw = np.ascontiguousarray(tensor.astype("<f2") if floating else tensor.astype("<i8")).tobytes()
-        header[name] = {"dtype": "F16" if floating else "I64", "shape": list(tensor.shape),
+        raw = np.ascontiguousarray(tensor.astype(float_type) if floating else tensor.astype("<i8")).tobytes()
+        header[name] = {"dtype": {"<f2": "F16", "<f4": "F32"}[float_type] if floating else "I64", "shape": list(tensor.shape),
                         "data_offsets": [offset, offset + len(raw)]}
         chunks.append(raw)
         offset += len(raw)

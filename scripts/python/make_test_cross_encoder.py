@@ -2,6 +2,7 @@
 """Writes a tiny BERT cross-encoder with random (seeded) weights to OUT_DIR, for tests only.
 
     make_test_cross_encoder.py OUT_DIR [--seed N] [--labels 1|2] [--size tiny|minilm-l6] [--tokenizer PATH]
+                               [--safetensors PATH]
 
 The graph is the one Hugging Face's BertForSequenceClassification exports to ONNX, only small:
 word + position + token-type embeddings and LayerNorm, 2 encoder layers (hidden 32, 2 heads,
@@ -10,7 +11,9 @@ intermediate 64, exact GELU via Erf), attention masked with the attention mask a
 ms-marco cross-encoders; 2 for binary classifiers). The vocabulary size comes
 from the tokenizer.json it copies (by default the installed all-MiniLM-L6-v2's, BERT uncased).
 
-Writes model.onnx, tokenizer.json and manifest.json (kind reranker, sha256 and size of each file).
+Writes model.onnx, tokenizer.json and manifest.json (kind reranker, sha256 and size of each file);
+with --safetensors, also the same weights in FP32 under Hugging Face's names (torch's [out, in]
+layout), outside the model folder: what the native CUDA encoder and its CPU reference load.
 Its scores mean nothing: it exists to test code paths (tokenisation, truncation, batching, output
 handling) against ONNX Runtime's Python API. Same seed and tokenizer -> byte-identical files.
 """
@@ -151,6 +154,20 @@ def build_model(vocab_size: int, seed: int, labels: int, size: str = "tiny") -> 
     return model
 
 
+def hf_weights(model: onnx.ModelProto) -> dict:
+    """The model's weights as BertForSequenceClassification names them, Linear weights as [out, in]."""
+    matmul_weights = {n.input[1] for n in model.graph.node if n.op_type in ("MatMul", "Gemm")}
+    weights = {}
+    for init in model.graph.initializer:
+        if not (init.name.startswith(("embeddings.", "encoder.", "pooler.", "classifier."))):
+            continue
+        value = numpy_helper.to_array(init)
+        if value.ndim == 0:  # the graph's own constants (sqrt 2, one half)
+            continue
+        weights[init.name] = value.T if init.name in matmul_weights else value
+    return weights
+
+
 def file_entry(path: pathlib.Path, role: str) -> dict:
     data = path.read_bytes()
     return {"path": path.name, "role": role, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
@@ -162,6 +179,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--labels", type=int, choices=(1, 2), default=1)
     parser.add_argument("--size", choices=sorted(SIZES), default="tiny")
+    parser.add_argument("--safetensors", type=pathlib.Path, default=None,
+                        help="also write the weights as FP32 safetensors here")
     parser.add_argument("--tokenizer", type=pathlib.Path, default=None,
                         help="tokenizer.json to copy (default: the installed all-minilm-l6-v2's)")
     args = parser.parse_args()
@@ -176,6 +195,9 @@ def main() -> int:
     model = build_model(len(vocab), args.seed, args.labels, args.size)
     HIDDEN, HEADS, _, LAYERS = SIZES[args.size]  # noqa: N806
     (args.out_dir / "model.onnx").write_bytes(model.SerializeToString(deterministic=True))
+    if args.safetensors:
+        from bert_safetensors import write_safetensors
+        write_safetensors(args.safetensors, hf_weights(model), float_type="<f4")
 
     manifest = {
         "format": 1,

@@ -65,8 +65,10 @@ TEST(KotaeDoctor, ReportsLibrariesHardwareAndVerifiedModels) {
   }
   EXPECT_TRUE(report["ok"].get<bool>());
   // Without GPU provider libraries the default model runs on the CPU, and says why.
+  // ...and llama.cpp offloads nothing (no GPU, or a CPU build: scripts/setup --cuda builds the other).
   if (!report["gpu"]["present"].get<bool>()) {
     EXPECT_EQ(report["inference"]["provider"], "CPUExecutionProvider");
+    EXPECT_FALSE(report["llama_cpp"]["gpu_offload"].get<bool>());
   }
   EXPECT_EQ(report["inference"]["priority"].front(), "tensorrt");
 }

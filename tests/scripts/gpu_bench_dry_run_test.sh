@@ -2,8 +2,8 @@
 # bench/gpu/pack then bench/gpu/run --dry-run, as a machine without a GPU runs them: the pack stays
 # under 60 MiB and holds the checked weights and llama.cpp's sources; the dry run builds the device
 # report, says there is no GPU, reads the peer's inputs, compiles and links the native CUDA encoder
-# with nvcc from PyPI, configures llama.cpp and compiles the llama.cpp encoder bench; its summary is
-# the last line.
+# with nvcc from PyPI, runs the retrieval + rerank path from text on the CPU reference and links its GPU
+# program, configures llama.cpp and compiles the llama.cpp encoder bench; its summary is the last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 pack=$1
@@ -13,8 +13,12 @@ jq -e '.bytes <= 62914560 and .weights.matches_onnx_initializer == "embeddings.w
 out=$("$root/bench/gpu/run" --dry-run --pack "$pack")
 echo "$out"
 echo "$out" | tail -1 | jq -e '.name == "summary" and .dry_run == true and (.gpu.present | type) == "boolean"' >/dev/null
-echo "$out" | grep -q '"bench_compiles": true'
+echo "$out" | grep -q '"configured": true, "cuda": true, "bench_compiles": true'  # llama.cpp's CUDA build configures
 echo "$out" | grep -q '"name": "cuda_encoder_build", "compiled": true, "linked": true'
+# Retrieval + rerank from text ran end to end on the CPU reference; its GPU program linked.
+echo "$out" | grep '"name": "retrieval_rerank"' | jq -e '.errors == 0 and .requests >= 1 and .p95_ms > 0' >/dev/null
+echo "$out" | grep -q '"name": "retrieval_bench_build", "gpu": true, "linked": true'
+echo "$out" | tail -1 | jq -e '.dry_run_path_checked == true' >/dev/null
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   echo "$out" | tail -1 | jq -e '.gpu.present == false' >/dev/null
 fi
