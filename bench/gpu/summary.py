@@ -42,6 +42,9 @@ print(json.dumps({
     "retrieval_rerank_at_50_rps": {k: first("retrieval_rerank", rate=50).get(k) for k in ("p50_ms", "p95_ms", "errors")},
     "retrieval_rerank_at_200_rps": {k: first("retrieval_rerank", rate=200).get(k) for k in ("p50_ms", "p95_ms", "errors")},
     "dry_run_path_checked": bool(first("retrieval_rerank", engine="kotae-cpu-reference-fp32")),
-    # What bench/gpu/run does not measure yet.
-    "not_measured_yet": ["kotae_serve_on_gpu", "generation_tokens_per_s"],
+    "generation_gpu_tokens_per_s": first("generation", engine="llama.cpp-gpu").get("tokens_per_s"),
+    "generation_gpu_prompt_tokens_per_s": first("generation", engine="llama.cpp-gpu").get("prompt_tokens_per_s"),
+    "generation_cpu_tokens_per_s": first("generation", engine="llama.cpp-cpu").get("tokens_per_s"),
+    # What bench/gpu/run does not measure: Kotae's server itself cannot travel to the GPU machine.
+    "not_measured": ["kotae_serve_on_gpu"],
 }))

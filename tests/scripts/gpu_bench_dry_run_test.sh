@@ -19,6 +19,8 @@ echo "$out" | grep -q '"name": "cuda_encoder_build", "compiled": true, "linked":
 echo "$out" | grep '"name": "retrieval_rerank"' | jq -e '.errors == 0 and .requests >= 1 and .p95_ms > 0' >/dev/null
 echo "$out" | grep -q '"name": "retrieval_bench_build", "gpu": true, "linked": true'
 echo "$out" | tail -1 | jq -e '.dry_run_path_checked == true' >/dev/null
+# The generator's skeleton loads in llama.cpp and generates.
+echo "$out" | grep '"name": "generation"' | jq -e '.model | startswith("gemma3 270M")' >/dev/null
 if ! ls /dev/nvidia0 >/dev/null 2>&1; then
   echo "$out" | tail -1 | jq -e '.gpu.present == false' >/dev/null
 fi
