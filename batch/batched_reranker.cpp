@@ -4,7 +4,7 @@
 
 namespace kotae::batch {
 
-BatchedReranker::BatchedReranker(std::shared_ptr<const CrossEncoder> model, BatchPolicy policy) : model_(std::move(model)) {
+BatchedReranker::BatchedReranker(std::shared_ptr<const PairScorer> model, BatchPolicy policy) : model_(std::move(model)) {
   batcher_ = std::make_unique<DynamicBatcher<text::Encoding, float>>(
       "reranker " + model_->id(), policy, [m = model_](std::vector<text::Encoding>& pairs) {
         auto scores = m->score_encoded(pairs);

@@ -1,18 +1,18 @@
 #pragma once
-// A cross-encoder behind the dynamic batcher: each caller encodes its own (query, passage) pairs, then
+// A cross-encoder (ONNX or CUDA) behind the dynamic batcher: each caller encodes its own (query, passage) pairs, then
 // one worker scores the pairs of every concurrent request together, so rerank stages of simultaneous
 // questions share model runs.
 
 #include <memory>
 
 #include "batch/dynamic_batcher.h"
-#include "model/cross_encoder.h"
+#include "model/reranker.h"
 
 namespace kotae::batch {
 
 class BatchedReranker final : public Reranker {
  public:
-  BatchedReranker(std::shared_ptr<const CrossEncoder> model, BatchPolicy policy = {});
+  BatchedReranker(std::shared_ptr<const PairScorer> model, BatchPolicy policy = {});
 
   Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const override;
   std::string id() const override { return model_->id(); }
@@ -21,7 +21,7 @@ class BatchedReranker final : public Reranker {
   std::size_t queue_depth() const { return batcher_->queue_depth(); }
 
  private:
-  std::shared_ptr<const CrossEncoder> model_;
+  std::shared_ptr<const PairScorer> model_;
   std::unique_ptr<DynamicBatcher<text::Encoding, float>> batcher_;
 };
 

@@ -82,9 +82,9 @@ Result<OpenCollection> open_for_search(const fs::path& data_dir, const std::stri
   return open;
 }
 
-Result<std::unique_ptr<CrossEncoder>> load_reranker(const fs::path& data_dir, const std::string& model) {
-  if (model.empty()) return std::unique_ptr<CrossEncoder>();
-  return CrossEncoder::load(models_dir(data_dir) / model);
+Result<std::unique_ptr<PairScorer>> load_reranker(const fs::path& data_dir, const std::string& model) {
+  if (model.empty()) return std::unique_ptr<PairScorer>();
+  return load_best_cross_encoder(models_dir(data_dir) / model);
 }
 
 int report_error(const Error& error) {

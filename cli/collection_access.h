@@ -31,7 +31,7 @@ Result<OpenCollection> open_for_search(const std::filesystem::path& data_dir, co
                                        bool with_encoder = true);
 
 // The cross-encoder in DATA/models/MODEL; null (no reranking) when `model` is empty.
-Result<std::unique_ptr<CrossEncoder>> load_reranker(const std::filesystem::path& data_dir, const std::string& model);
+Result<std::unique_ptr<PairScorer>> load_reranker(const std::filesystem::path& data_dir, const std::string& model);
 
 // Prints "kotae: MESSAGE" to stderr and returns the exit code for the error's kind.
 int report_error(const Error& error);

@@ -89,13 +89,6 @@ text::Encoding CrossEncoder::encode(std::string_view query, std::string_view pas
                                 text::PairTruncation::only_second);
 }
 
-Result<std::vector<float>> CrossEncoder::score(std::string_view query, std::span<const std::string> passages) const {
-  std::vector<text::Encoding> pairs;
-  pairs.reserve(passages.size());
-  for (const auto& passage : passages) pairs.push_back(encode(query, passage));
-  return score_encoded(pairs);
-}
-
 Result<std::vector<float>> CrossEncoder::score_encoded(std::span<const text::Encoding> pairs) const {
   std::vector<float> scores(pairs.size(), 0.0f);
   // Scores go back to the caller's order through `targets`.

@@ -34,20 +34,18 @@ struct CrossEncoderOptions {
   std::size_t max_batch_tokens = 8192;
 };
 
-class CrossEncoder final : public Reranker {
+class CrossEncoder final : public PairScorer {
  public:
   static Result<std::unique_ptr<CrossEncoder>> load(const std::filesystem::path& model_dir,
                                                     const CrossEncoderOptions& options = {});
 
-  Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const override;
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
 
   // The pair as the model sees it, truncated to the manifest's max_length as described above.
-  text::Encoding encode(std::string_view query, std::string_view passage) const;
-  // Scores pairs encoded by encode(), in their order.
-  Result<std::vector<float>> score_encoded(std::span<const text::Encoding> pairs) const;
+  text::Encoding encode(std::string_view query, std::string_view passage) const override;
+  Result<std::vector<float>> score_encoded(std::span<const text::Encoding> pairs) const override;
 
-  const std::string& provider() const { return session_->provider(); }
+  const std::string& provider() const override { return session_->provider(); }
   const ModelManifest& manifest() const { return manifest_; }
 
  private:

@@ -1,38 +1,13 @@
 #include "model/cuda_sentence_encoder.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <mutex>
 
-#include "model/cuda/cuda_encoder_plugin.h"
-#include "model/model_integrity.h"
 #include "model/model_loading.h"
 #include "platform/gpu_devices.h"
 
 namespace kotae {
-
-struct CudaSentenceEncoder::Plugin {
-  void* library = nullptr;
-  void* encoder = nullptr;
-  KotaeCudaEncoderEmbed embed = nullptr;
-  KotaeCudaEncoderClose close = nullptr;
-  std::mutex mutex;  // one stream and one set of buffers: one batch at a time (the batcher sends one)
-
-  ~Plugin() {
-    if (encoder && close) close(encoder);
-    if (library) dlclose(library);
-  }
-};
-
-std::filesystem::path default_cuda_encoder_plugin() {
-  if (const char* path = std::getenv("KOTAE_CUDA_ENCODER"); path && *path) return path;
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path("libkotae_cuda_encoder.so") : self.parent_path() / "libkotae_cuda_encoder.so";
-}
 
 Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std::filesystem::path& model_dir,
                                                                        const std::filesystem::path& plugin_path) {
@@ -48,36 +23,16 @@ Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std
   auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
   if (!tokenizer) return tokenizer.error();
 
-  // Code is never loaded from where models live: the plugin comes from beside the binary or
-  // $KOTAE_CUDA_ENCODER, and one placed in a models directory is refused.
-  if (is_inside(plugin_path, model_dir.parent_path())) {
-    return make_error(ErrorCode::unsupported, "refused to load the CUDA encoder plugin " + plugin_path.string() +
-                                                  ": it lies in the models directory, and libraries are never loaded from there");
-  }
-  auto plugin = std::make_unique<Plugin>();
-  plugin->library = dlopen(plugin_path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!plugin->library) {
-    const char* why = dlerror();
-    return make_error(ErrorCode::unsupported, "cannot open " + plugin_path.string() + ": " + (why ? why : "unknown"));
-  }
-  auto open = reinterpret_cast<KotaeCudaEncoderOpen>(dlsym(plugin->library, "kotae_cuda_encoder_open"));
-  plugin->embed = reinterpret_cast<KotaeCudaEncoderEmbed>(dlsym(plugin->library, "kotae_cuda_encoder_embed"));
-  plugin->close = reinterpret_cast<KotaeCudaEncoderClose>(dlsym(plugin->library, "kotae_cuda_encoder_close"));
-  auto device = reinterpret_cast<KotaeCudaEncoderDevice>(dlsym(plugin->library, "kotae_cuda_encoder_device"));
-  if (!open || !plugin->embed || !plugin->close || !device) {
-    return make_error(ErrorCode::unsupported, plugin_path.string() + " is not a Kotae CUDA encoder plugin");
-  }
-  char error[512] = {};
-  plugin->encoder = open((model_dir / weights->path).c_str(), manifest->heads, 64, manifest->max_length, error, sizeof error);
-  if (!plugin->encoder) return make_error(ErrorCode::model, std::string("the CUDA encoder cannot start: ") + error);
-  const std::string provider = std::string("KotaeCUDA (") + device(plugin->encoder) + ")";
-  std::unique_ptr<CudaSentenceEncoder> encoder(new CudaSentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(plugin)));
+  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, manifest->heads, 64, manifest->max_length);
+  if (!plugin) return plugin.error();
+  const std::string provider = "KotaeCUDA (" + (*plugin)->device + ")";
+  std::unique_ptr<CudaSentenceEncoder> encoder(new CudaSentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));
   encoder->provider_ = provider;
   return encoder;
 }
 
 CudaSentenceEncoder::CudaSentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer,
-                                         std::unique_ptr<Plugin> plugin)
+                                         std::unique_ptr<CudaEncoderPlugin> plugin)
     : manifest_(std::move(manifest)), tokenizer_(std::move(tokenizer)), plugin_(std::move(plugin)) {}
 
 CudaSentenceEncoder::~CudaSentenceEncoder() = default;

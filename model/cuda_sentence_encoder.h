@@ -8,13 +8,11 @@
 #include <memory>
 #include <string>
 
+#include "model/cuda_plugin.h"
 #include "model/encoder.h"
 #include "model/model_manifest.h"
 
 namespace kotae {
-
-// Where the plugin is looked for: $KOTAE_CUDA_ENCODER, else beside the running binary.
-std::filesystem::path default_cuda_encoder_plugin();
 
 class CudaSentenceEncoder final : public Encoder {
  public:
@@ -35,13 +33,12 @@ class CudaSentenceEncoder final : public Encoder {
                                                     std::span<const std::vector<TokenRange>> ranges) const override;
 
  private:
-  struct Plugin;
-  CudaSentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<Plugin> plugin);
+  CudaSentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<CudaEncoderPlugin> plugin);
   Result<void> run(std::span<const text::Encoding> encodings, float* vectors, std::vector<float>* states) const;
 
   ModelManifest manifest_;
   text::WordPieceTokenizer tokenizer_;
-  std::unique_ptr<Plugin> plugin_;
+  std::unique_ptr<CudaEncoderPlugin> plugin_;
   std::string provider_;
 };
 

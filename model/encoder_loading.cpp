@@ -2,12 +2,15 @@
 
 #include <cstdlib>
 
+#include "model/cuda_cross_encoder.h"
 #include "model/cuda_sentence_encoder.h"
 
 namespace kotae {
+namespace {
 
-Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir, const EncoderOptions& options,
-                                                   std::string* why_not_cuda) {
+// The CUDA engine if KOTAE_ENCODER allows and it loads, else the ONNX one; why_not_cuda as above.
+template <class Interface, class LoadCuda, class LoadOnnx>
+Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_onnx, std::string* why_not_cuda) {
   const char* choice = std::getenv("KOTAE_ENCODER");
   const std::string wanted = choice ? choice : "auto";
   if (wanted != "auto" && wanted != "onnx" && wanted != "cuda") {
@@ -15,18 +18,32 @@ Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& 
   }
   std::string reason = "KOTAE_ENCODER=onnx";
   if (wanted != "onnx") {
-    auto cuda = CudaSentenceEncoder::load(model_dir);
+    auto cuda = load_cuda();
     if (cuda) {
       if (why_not_cuda) why_not_cuda->clear();
-      return std::unique_ptr<Encoder>(std::move(*cuda));
+      return std::unique_ptr<Interface>(std::move(*cuda));
     }
     if (wanted == "cuda") return cuda.error();
     reason = cuda.error().message;
   }
   if (why_not_cuda) *why_not_cuda = reason;
-  auto onnx = SentenceEncoder::load(model_dir, options);
+  auto onnx = load_onnx();
   if (!onnx) return onnx.error();
-  return std::unique_ptr<Encoder>(std::move(*onnx));
+  return std::unique_ptr<Interface>(std::move(*onnx));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir, const EncoderOptions& options,
+                                                   std::string* why_not_cuda) {
+  return load_best<Encoder>([&] { return CudaSentenceEncoder::load(model_dir); },
+                            [&] { return SentenceEncoder::load(model_dir, options); }, why_not_cuda);
+}
+
+Result<std::unique_ptr<PairScorer>> load_best_cross_encoder(const std::filesystem::path& model_dir,
+                                                            const CrossEncoderOptions& options, std::string* why_not_cuda) {
+  return load_best<PairScorer>([&] { return CudaCrossEncoder::load(model_dir); },
+                               [&] { return CrossEncoder::load(model_dir, options); }, why_not_cuda);
 }
 
 }  // namespace kotae

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "text/wordpiece_tokenizer.h"
 
 namespace kotae {
 
@@ -21,6 +22,25 @@ class Reranker {
   virtual Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const = 0;
   // Names the scorer and its model, e.g. "ms-marco-minilm-l6/fp32"; pipelines log and A/B by it.
   virtual std::string id() const = 0;
+};
+
+// A cross-encoder: each (query, passage) pair is encoded as the model reads it, and encoded pairs are
+// scored in batches, so a batcher can score the pairs of concurrent requests together. On ONNX Runtime
+// (CrossEncoder) or on the native CUDA kernels (CudaCrossEncoder).
+class PairScorer : public Reranker {
+ public:
+  virtual text::Encoding encode(std::string_view query, std::string_view passage) const = 0;
+  // Scores pairs encoded by encode(), in their order.
+  virtual Result<std::vector<float>> score_encoded(std::span<const text::Encoding> pairs) const = 0;
+  // Where it runs, e.g. "CPUExecutionProvider" or "KotaeCUDA (NVIDIA H200)".
+  virtual const std::string& provider() const = 0;
+
+  Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const override {
+    std::vector<text::Encoding> pairs;
+    pairs.reserve(passages.size());
+    for (const auto& passage : passages) pairs.push_back(encode(query, passage));
+    return score_encoded(pairs);
+  }
 };
 
 }  // namespace kotae

@@ -25,10 +25,14 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   if (!options.reranker.empty()) {
     CrossEncoderOptions cross_options;
     cross_options.session.allow_spinning = false;
-    auto cross = CrossEncoder::load(models_dir(options.data_dir) / options.reranker, cross_options);
+    std::string why_not_cuda;
+    auto cross = load_best_cross_encoder(models_dir(options.data_dir) / options.reranker, cross_options, &why_not_cuda);
     if (!cross) return cross.error();
+    if (!why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
+      log_event("cuda_encoder_unavailable", {{"model", options.reranker}, {"reason", why_not_cuda}, {"using", (*cross)->provider()}});
+    }
     const std::string provider = (*cross)->provider();
-    pool->cross_encoder_ = std::make_unique<batch::BatchedReranker>(std::shared_ptr<const CrossEncoder>(std::move(*cross)), options.batch);
+    pool->cross_encoder_ = std::make_unique<batch::BatchedReranker>(std::shared_ptr<const PairScorer>(std::move(*cross)), options.batch);
     if (options.on_model_loaded) pool->cross_encoder_->set_observer(options.on_model_loaded(options.reranker, provider));
     const std::string warm[] = {"warm-up passage"};
     if (auto scored = pool->cross_encoder_->score("warm-up", warm); !scored) return scored.error();

@@ -9,6 +9,19 @@ def first(name, **match):
     return next((r for r in results if r.get("name") == name and all(r.get(k) == v for k, v in match.items())), {})
 
 
+def targets():
+    """Issue #9's targets on an H200, each true, false, or null when not measured in this run."""
+    kotae_b64 = first("encoder", engine="kotae-cuda-fp16", batch=64).get("texts_per_s")
+    st_b64 = first("encoder", engine="sentence-transformers-fp16", batch=64).get("texts_per_s")
+    batch1 = first("encoder", engine="kotae-cuda-fp16", batch=1).get("p50_ms")
+    p95 = first("retrieval_rerank", rate=200, engine="kotae-cuda-fp16").get("p95_ms")
+    return {
+        "encoder_throughput_at_least_2x_st_fp16": kotae_b64 / st_b64 >= 2 if kotae_b64 and st_b64 else None,
+        "encoder_batch1_at_most_1ms": batch1 <= 1.0 if batch1 is not None else None,
+        "retrieval_rerank_p95_at_most_10ms_at_200_rps": p95 <= 10.0 if p95 is not None else None,
+    }
+
+
 gpu = first("gpu")
 device = (gpu.get("devices") or [{}])[0]
 st = first("encoder", engine="sentence-transformers-fp16", batch=64).get("texts_per_s")
@@ -47,4 +60,5 @@ print(json.dumps({
     "generation_cpu_tokens_per_s": first("generation", engine="llama.cpp-cpu").get("tokens_per_s"),
     # What bench/gpu/run does not measure: Kotae's server itself cannot travel to the GPU machine.
     "not_measured": ["kotae_serve_on_gpu"],
+    "targets": targets(),
 }))

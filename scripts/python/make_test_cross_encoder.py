@@ -2,7 +2,6 @@
 """Writes a tiny BERT cross-encoder with random (seeded) weights to OUT_DIR, for tests only.
 
     make_test_cross_encoder.py OUT_DIR [--seed N] [--labels 1|2] [--size tiny|minilm-l6] [--tokenizer PATH]
-                               [--safetensors PATH]
 
 The graph is the one Hugging Face's BertForSequenceClassification exports to ONNX, only small:
 word + position + token-type embeddings and LayerNorm, 2 encoder layers (hidden 32, 2 heads,
@@ -11,9 +10,9 @@ intermediate 64, exact GELU via Erf), attention masked with the attention mask a
 ms-marco cross-encoders; 2 for binary classifiers). The vocabulary size comes
 from the tokenizer.json it copies (by default the installed all-MiniLM-L6-v2's, BERT uncased).
 
-Writes model.onnx, tokenizer.json and manifest.json (kind reranker, sha256 and size of each file);
-with --safetensors, also the same weights in FP32 under Hugging Face's names (torch's [out, in]
-layout), outside the model folder: what the native CUDA encoder and its CPU reference load.
+Writes model.onnx, model.safetensors (the same weights in FP32 under Hugging Face's names, torch's
+[out, in] layout: what the native CUDA cross-encoder and its CPU reference load), tokenizer.json and
+manifest.json (kind reranker, heads, sha256 and size of each file).
 Its scores mean nothing: it exists to test code paths (tokenisation, truncation, batching, output
 handling) against ONNX Runtime's Python API. Same seed and tokenizer -> byte-identical files.
 """
@@ -179,8 +178,6 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--labels", type=int, choices=(1, 2), default=1)
     parser.add_argument("--size", choices=sorted(SIZES), default="tiny")
-    parser.add_argument("--safetensors", type=pathlib.Path, default=None,
-                        help="also write the weights as FP32 safetensors here")
     parser.add_argument("--tokenizer", type=pathlib.Path, default=None,
                         help="tokenizer.json to copy (default: the installed all-minilm-l6-v2's)")
     args = parser.parse_args()
@@ -195,9 +192,8 @@ def main() -> int:
     model = build_model(len(vocab), args.seed, args.labels, args.size)
     HIDDEN, HEADS, _, LAYERS = SIZES[args.size]  # noqa: N806
     (args.out_dir / "model.onnx").write_bytes(model.SerializeToString(deterministic=True))
-    if args.safetensors:
-        from bert_safetensors import write_safetensors
-        write_safetensors(args.safetensors, hf_weights(model), float_type="<f4")
+    from bert_safetensors import write_safetensors
+    write_safetensors(args.out_dir / "model.safetensors", hf_weights(model), float_type="<f4")
 
     manifest = {
         "format": 1,
@@ -213,9 +209,11 @@ def main() -> int:
         "pooling": "none",
         "normalize": False,
         "max_length": MAX_POSITIONS,
+        "heads": HEADS,
         "inputs": ["input_ids", "attention_mask", "token_type_ids"],
         "output": "logits",
         "files": [file_entry(args.out_dir / "model.onnx", "onnx"),
+                  file_entry(args.out_dir / "model.safetensors", "safetensors"),
                   file_entry(args.out_dir / "tokenizer.json", "tokenizer")],
     }
     (args.out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "batch/batched_reranker.h"
+#include "model/cross_encoder.h"
 
 namespace kotae::batch {
 namespace {

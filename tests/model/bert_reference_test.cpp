@@ -49,7 +49,7 @@ TEST(BertReference, ScoresPairsAsTheOnnxCrossEncoder) {
       "FTS5 is an SQLite virtual table module that provides full-text search functionality.",
       "The quick brown fox jumps over the lazy dog.", "sqlite", "Ünïcödé passage, with 12345 numbers."};
   for (const std::string labels : {"1", "2"}) {
-    const auto weights = cuda::load_bert_weights(references / ("model-" + labels + ".safetensors"), 2);
+    const auto weights = cuda::load_bert_weights(references / ("model-" + labels) / "model.safetensors", 2);
     ASSERT_TRUE(weights.is_cross_encoder());
     EXPECT_EQ(weights.classifier.out, std::stoi(labels));
     auto onnx = CrossEncoder::load(references / ("model-" + labels));
