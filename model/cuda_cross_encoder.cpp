@@ -6,6 +6,14 @@
 #include "platform/gpu_devices.h"
 
 namespace kotae {
+namespace {
+
+// Tokens per pair: the model's own limit, at most what the attention kernel holds.
+int pair_tokens(const ModelManifest& manifest) {
+  return std::min(manifest.max_length > 0 ? manifest.max_length : CudaCrossEncoder::kMaxTokens, CudaCrossEncoder::kMaxTokens);
+}
+
+}  // namespace
 
 Result<std::unique_ptr<CudaCrossEncoder>> CudaCrossEncoder::load(const std::filesystem::path& model_dir,
                                                                  const std::filesystem::path& plugin_path) {
@@ -22,8 +30,7 @@ Result<std::unique_ptr<CudaCrossEncoder>> CudaCrossEncoder::load(const std::file
   }
   auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
   if (!tokenizer) return tokenizer.error();
-  const int max_tokens = std::min(manifest->max_length > 0 ? manifest->max_length : kMaxTokens, kMaxTokens);
-  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, manifest->heads, 128, max_tokens);
+  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, manifest->heads, 128, pair_tokens(*manifest));
   if (!plugin) return plugin.error();
   const std::string provider = "KotaeCUDA (" + (*plugin)->device + ")";
   std::unique_ptr<CudaCrossEncoder> model(new CudaCrossEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));
@@ -41,8 +48,8 @@ CudaCrossEncoder::CudaCrossEncoder(ModelManifest manifest, text::WordPieceTokeni
 CudaCrossEncoder::~CudaCrossEncoder() = default;
 
 text::Encoding CudaCrossEncoder::encode(std::string_view query, std::string_view passage) const {
-  const int limit = std::min(manifest_.max_length > 0 ? manifest_.max_length : kMaxTokens, kMaxTokens);
-  return tokenizer_.encode_pair(query, passage, static_cast<std::size_t>(limit), text::PairTruncation::only_second);
+  return tokenizer_.encode_pair(query, passage, static_cast<std::size_t>(pair_tokens(manifest_)),
+                                text::PairTruncation::only_second);
 }
 
 Result<std::vector<float>> CudaCrossEncoder::score_encoded(std::span<const text::Encoding> pairs) const {
