@@ -109,6 +109,16 @@ void print_text(const nlohmann::json& r) {
   for (const auto& b : llama["backends"]) backends += b.get<std::string>() + " ";
   std::printf("llama.cpp    %s (ggml %s)\n  backends   %s\n", llama["version"].get<std::string>().c_str(),
               llama["ggml_version"].get<std::string>().c_str(), backends.c_str());
+  std::string kernels;
+  bool amx_compiled = false;
+  for (const auto& f : llama["cpu_features"]) {
+    kernels += f.get<std::string>() + " ";
+    amx_compiled = amx_compiled || f == "AMX_INT8";
+  }
+  std::printf("  CPU kernels %s\n", kernels.c_str());
+  std::printf("  AMX        %s\n", llama["amx"].get<bool>() ? "yes: quantised matrices run on AMX tiles"
+                                  : amx_compiled           ? "compiled in, but the kernel did not grant the tiles"
+                                                           : "no (this CPU has none)");
   std::printf("  GPU offload %s\n", llama["gpu_offload"].get<bool>() ? "yes: the generator's layers go to the GPU (--gpu-layers)"
                                                                       : "no (a CPU build; scripts/setup --cuda builds the CUDA back-end)");
   const auto& gpu = r["gpu"];
@@ -161,7 +171,10 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
   report["llama_cpp"] = {{"version", llama.version},        {"ggml_version", llama.ggml_version},
                          {"commit", llama.ggml_commit},     {"backends", llama.backends},
                          {"devices", llama.devices},        {"backend_dir", llama.backend_dir},
-                         {"gpu_offload", llama.gpu_offload}};
+                         {"gpu_offload", llama.gpu_offload},
+                         {"cpu_features", llama.cpu_features},
+                         {"cpu_weight_layouts", llama.cpu_weight_layouts},
+                         {"amx", llama.uses_amx()}};
   report["gpu"] = gpu_report();
   report["data_dir"] = data_dir.string();
   report["models_dir"] = models_dir(data_dir).string();

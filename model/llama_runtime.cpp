@@ -4,9 +4,11 @@
 #include <ggml.h>
 #include <llama.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <thread>
 
 #ifndef KOTAE_GGML_BACKEND_DIR
@@ -19,6 +21,24 @@ namespace {
 // llama.cpp logs every tensor at load; keep only warnings and errors.
 void quiet_log(ggml_log_level level, const char* text, void*) {
   if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
+}
+
+// The CPU back-end's compiled features and extra weight buffer types, asked through its registry
+// entry points (the back-end is a loaded library, so not linked against directly).
+void describe_cpu_backend(LlamaBuildInfo& info) {
+  ggml_backend_reg_t cpu = ggml_backend_reg_by_name("CPU");
+  if (!cpu) return;
+  if (auto features = reinterpret_cast<ggml_backend_get_features_t>(ggml_backend_reg_get_proc_address(cpu, "ggml_backend_get_features"))) {
+    for (const ggml_backend_feature* f = features(cpu); f && f->name; ++f) {
+      if (std::string_view(f->value) == "1") info.cpu_features.emplace_back(f->name);
+    }
+  }
+  auto extra = reinterpret_cast<ggml_backend_dev_get_extra_bufts_t>(
+      ggml_backend_reg_get_proc_address(cpu, "ggml_backend_dev_get_extra_bufts"));
+  ggml_backend_dev_t device = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
+  if (extra && device) {
+    for (ggml_backend_buffer_type_t* b = extra(device); b && *b; ++b) info.cpu_weight_layouts.emplace_back(ggml_backend_buft_name(*b));
+  }
 }
 
 LlamaBuildInfo load_backends() {
@@ -37,10 +57,15 @@ LlamaBuildInfo load_backends() {
     info.devices.push_back(std::string(ggml_backend_dev_name(dev)) + ": " + ggml_backend_dev_description(dev));
   }
   info.gpu_offload = llama_supports_gpu_offload();
+  describe_cpu_backend(info);
   return info;
 }
 
 }  // namespace
+
+bool LlamaBuildInfo::uses_amx() const {
+  return std::find(cpu_weight_layouts.begin(), cpu_weight_layouts.end(), "AMX") != cpu_weight_layouts.end();
+}
 
 const LlamaBuildInfo& llama_build_info() {
   static const LlamaBuildInfo info = load_backends();

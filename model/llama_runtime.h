@@ -21,6 +21,11 @@ struct LlamaBuildInfo {
   std::vector<std::string> backends;  // e.g. {"CPU"}
   std::vector<std::string> devices;   // e.g. {"CPU: Intel(R) Xeon(R) ..."}
   bool gpu_offload = false;           // a GPU back-end (scripts/setup --cuda) with a device to offload layers to
+  // What ggml's CPU back-end was compiled to use (e.g. {"AVX2", "AVX512", "AVX512_VNNI", "AMX_INT8"}), and
+  // the weight layouts it repacks matrices into where this CPU allows ("AMX" tiles, "CPU_REPACK").
+  std::vector<std::string> cpu_features;
+  std::vector<std::string> cpu_weight_layouts;
+  bool uses_amx() const;              // AMX compiled in and granted by the kernel: quantised matrices run on tiles
 };
 
 // Loads the ggml backends once per process and describes them.

@@ -67,6 +67,8 @@ void read_x86(CpuFeatures& f) {
   f.avx512vl = os_avx512 && bit(l7.ebx, 31);
   f.avx512_vnni = os_avx512 && bit(l7.ecx, 11);
   f.amx_tile = os_amx && bit(l7.edx, 24);
+  f.amx_int8 = f.amx_tile && bit(l7.edx, 25);
+  f.amx_bf16 = f.amx_tile && bit(l7.edx, 22);
   Registers l7s1 = cpuid(7, 1);
   f.avx_vnni = os_avx && bit(l7s1.eax, 4);
   f.avx512_bf16 = os_avx512 && bit(l7s1.eax, 5);
@@ -92,6 +94,8 @@ std::vector<std::string> CpuFeatures::names() const {
   add(avx512_vnni, "avx512-vnni");
   add(avx512_bf16, "avx512-bf16");
   add(amx_tile, "amx-tile");
+  add(amx_int8, "amx-int8");
+  add(amx_bf16, "amx-bf16");
   return out;
 }
 

@@ -23,6 +23,8 @@ struct CpuFeatures {
   bool avx512_vnni = false;
   bool avx512_bf16 = false;
   bool amx_tile = false;
+  bool amx_int8 = false;
+  bool amx_bf16 = false;
 
   // Names of the features present, e.g. {"sse4.2", "avx2", "fma"}.
   std::vector<std::string> names() const;

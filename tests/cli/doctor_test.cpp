@@ -71,6 +71,20 @@ TEST(KotaeDoctor, ReportsLibrariesHardwareAndVerifiedModels) {
     EXPECT_FALSE(report["llama_cpp"]["gpu_offload"].get<bool>());
   }
   EXPECT_EQ(report["inference"]["priority"].front(), "tensorrt");
+
+  // llama.cpp is built for this processor (-march=native): its CPU kernels are the CPU's own, and AMX
+  // (tiles for quantised matrices) is in use exactly where the CPU has it.
+  const auto has = [](const nlohmann::json& list, const char* name) {
+    return std::find(list.begin(), list.end(), name) != list.end();
+  };
+  const auto& cpu = report["cpu"]["features"];
+  const auto& ggml = report["llama_cpp"]["cpu_features"];
+  ASSERT_TRUE(ggml.is_array());
+  EXPECT_EQ(has(ggml, "AVX2"), has(cpu, "avx2")) << ggml.dump() << " on " << cpu.dump();
+  EXPECT_EQ(has(ggml, "AVX512"), has(cpu, "avx512f")) << ggml.dump() << " on " << cpu.dump();
+  EXPECT_EQ(has(ggml, "AVX512_VNNI"), has(cpu, "avx512-vnni")) << ggml.dump() << " on " << cpu.dump();
+  EXPECT_EQ(has(ggml, "AMX_INT8"), has(cpu, "amx-int8")) << ggml.dump() << " on " << cpu.dump();
+  EXPECT_EQ(report["llama_cpp"]["amx"].get<bool>(), has(cpu, "amx-int8") && has(cpu, "avx512-vnni"));
 }
 
 TEST(KotaeDoctor, FailsWhenARequiredModelIsMissingOrCorrupt) {

@@ -29,6 +29,12 @@ class AskCommandTest : public ::testing::Test {
     ASSERT_TRUE(testing::write_tiny_llama_gguf(root_ / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}));
     const auto added = kotae("model add " + (root_ / "tiny-chat.gguf").string() + " --name tiny-chat");
     ASSERT_EQ(added.exit_code, 0) << added.err;
+    // The same in Q4_K: llama.cpp's quantised kernels (AMX where the CPU has it) on the long prompt.
+    ASSERT_TRUE(testing::write_tiny_llama_gguf(root_ / "tiny-chat-q4k.gguf",
+                                               {.embedding = 256, .feed_forward = 512, .context = 4096,
+                                                .with_tokenizer = true, .weights = testing::TinyWeights::q4_k}));
+    const auto added_q4k = kotae("model add " + (root_ / "tiny-chat-q4k.gguf").string() + " --name tiny-chat-q4k");
+    ASSERT_EQ(added_q4k.exit_code, 0) << added_q4k.err;
   }
   static void TearDownTestSuite() { fs::remove_all(root_); }
 
@@ -71,10 +77,15 @@ TEST_F(AskCommandTest, StreamsTheAnswerThenListsTheSources) {
   EXPECT_NE(run.out.find("answered by extractive"), std::string::npos) << run.out;
 }
 
-TEST_F(AskCommandTest, ALocalModelAnswersAndAMissingOneFallsBack) {
-  const auto local = ask_json("'What is a virtual package?' --collection faq --model tiny-chat --max-tokens 8 --seed 1");
-  EXPECT_EQ(local["backend"], "llama.cpp");
-  EXPECT_GT(local["generation"]["generated_tokens"].get<int>(), 0);
+TEST_F(AskCommandTest, LocalModelsF32AndQuantisedAnswerAndAMissingOneFallsBack) {
+  for (const char* model : {"tiny-chat", "tiny-chat-q4k"}) {
+    const auto local = ask_json("'What is a virtual package?' --collection faq --model " + std::string(model) +
+                                " --max-tokens 8 --seed 1");
+    EXPECT_EQ(local["backend"], "llama.cpp") << model << ": " << local.dump(2);
+    EXPECT_TRUE(local["fallbacks"].empty()) << model << ": " << local["fallbacks"].dump();
+    EXPECT_GT(local["generation"]["prompt_tokens"].get<int>(), 100) << model;
+    EXPECT_GT(local["generation"]["generated_tokens"].get<int>(), 0) << model;
+  }
 
   const auto missing = ask_json("'What is a virtual package?' --collection faq --model absent");
   EXPECT_EQ(missing["backend"], "extractive");

@@ -43,6 +43,15 @@ TinyVocab tiny_vocab() {
   return v;
 }
 
+ggml_type ggml_type_of(TinyWeights weights) {
+  switch (weights) {
+    case TinyWeights::q8_0: return GGML_TYPE_Q8_0;
+    case TinyWeights::q4_k: return GGML_TYPE_Q4_K;
+    case TinyWeights::f32: break;
+  }
+  return GGML_TYPE_F32;
+}
+
 void set_string_array(gguf_context* gguf, const char* key, const std::vector<std::string>& values) {
   std::vector<const char*> pointers;
   for (const auto& s : values) pointers.push_back(s.c_str());
@@ -88,11 +97,17 @@ bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaSha
     gguf_set_val_str(gguf, "tokenizer.ggml.model", "no_vocab");
   }
 
+  const ggml_type matrix_type = ggml_type_of(s.weights);
   auto add = [&](const std::string& name, std::int64_t ne0, std::int64_t ne1, bool is_norm) {
     ggml_tensor* t = ne1 > 0 ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1) : ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ne0);
-    ggml_set_name(t, name.c_str());
     auto* data = static_cast<float*>(t->data);
     for (std::int64_t i = 0; i < ggml_nelements(t); ++i) data[i] = is_norm ? 1.0f : weight(rng);
+    if (ne1 > 0 && matrix_type != GGML_TYPE_F32) {
+      ggml_tensor* quantised = ggml_new_tensor_2d(ctx, matrix_type, ne0, ne1);
+      ggml_quantize_chunk(matrix_type, data, quantised->data, 0, ne1, ne0, nullptr);
+      t = quantised;
+    }
+    ggml_set_name(t, name.c_str());
     gguf_add_tensor(gguf, t);
   };
   const std::int64_t head = s.embedding / s.heads, kv = head * s.kv_heads;
