@@ -37,7 +37,16 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   flag("--io-threads", o.http.io_threads, "KOTAE_IO_THREADS", "threads reading and writing HTTP")->check(CLI::Range(1, 64));
   flag("--workers", o.workers, "KOTAE_WORKERS", "threads running requests")->check(CLI::Range(1, 1024));
   flag("--max-queued", o.max_queued, "KOTAE_MAX_QUEUED", "requests waiting for a worker before 503");
-  flag("--max-body-bytes", o.http.max_body_bytes, "KOTAE_MAX_BODY_BYTES", "largest request body (413 beyond)");
+  flag("--max-body-bytes", o.http.max_body_bytes, "KOTAE_MAX_BODY_BYTES", "largest upload body (413 beyond)");
+  flag("--max-json-bytes", o.limits.max_json_bytes, "KOTAE_MAX_JSON_BYTES", "largest JSON request body (413 beyond)");
+  flag("--max-connections", o.http.max_connections, "KOTAE_MAX_CONNECTIONS", "open connections at once (more are closed)");
+  flag("--max-connections-per-client", o.http.max_connections_per_client, "KOTAE_MAX_CONNECTIONS_PER_CLIENT",
+       "open connections from one client address");
+  flag("--cors-origin", o.cors_origins, "KOTAE_CORS_ORIGIN", "origins whose web pages may call the API (CORS); none by default");
+  flag("--conversations-per-tenant", o.conversations_per_tenant, "KOTAE_CONVERSATIONS_PER_TENANT",
+       "conversations kept per tenant for follow-ups (the least recently used go first)")->check(CLI::Range(1, 1000000));
+  flag("--finished-jobs-per-tenant", o.finished_jobs_per_tenant, "KOTAE_FINISHED_JOBS_PER_TENANT",
+       "finished ingestion jobs kept per tenant")->check(CLI::Range(1, 1000000));
   flag("--ingest-threads", o.ingest_threads, "KOTAE_INGEST_THREADS", "ingestion jobs running at once")->check(CLI::Range(1, 64));
   flag("--cache-size", o.cache.capacity, "KOTAE_CACHE_SIZE", "answers kept in the answer cache (0: none)");
   flag("--cache-ttl", o.cache_ttl_s, "KOTAE_CACHE_TTL", "seconds a cached answer is served");

@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   request.body = eol == std::string_view::npos ? std::string() : std::string(input.substr(eol + 1));
   try {
     const auto files = kotae::server::read_upload(request);
-    KOTAE_ASSERT(!files.empty());
+    KOTAE_ASSERT(!files.empty() && files.size() <= kotae::server::kMaxUploadFiles);
     const char* begin = request.body.data();
     const char* end = begin + request.body.size();
     for (const auto& file : files) {

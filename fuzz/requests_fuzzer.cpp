@@ -52,8 +52,10 @@ void decode(Endpoint endpoint, std::string_view rest) {
       break;
     }
     case Endpoint::chat: {
-      const auto r = read_chat_request(body);
-      KOTAE_ASSERT(!r.messages.empty());
+      const auto r = read_chat_request(body, limits);
+      KOTAE_ASSERT(!r.messages.empty() && r.messages.size() <= limits.max_messages);
+      for (const auto& m : r.messages) KOTAE_ASSERT(m.content.size() <= limits.max_text_bytes);
+      KOTAE_ASSERT(!r.grounded || r.messages.back().role != "user" || r.messages.back().content.size() <= limits.max_query_bytes);
       const auto options = answer_options(r.options, limits);
       KOTAE_ASSERT(options.generation.top_p >= 0 && options.generation.top_p <= 1);
       if (r.grounded) requested_backends(r.options, configured);
@@ -62,12 +64,13 @@ void decode(Endpoint endpoint, std::string_view rest) {
     case Endpoint::embeddings: {
       const auto r = read_embeddings_request(body, limits, "all-minilm-l6-v2");
       KOTAE_ASSERT(!r.texts.empty() && r.texts.size() <= limits.max_embedding_inputs);
-      for (const auto& t : r.texts) KOTAE_ASSERT(!t.empty());
+      for (const auto& t : r.texts) KOTAE_ASSERT(!t.empty() && t.size() <= limits.max_text_bytes);
       break;
     }
     case Endpoint::rerank: {
       const auto r = read_rerank_request(body, limits);
       KOTAE_ASSERT(!r.texts.empty() && r.texts.size() <= limits.max_rerank_documents && r.top_n >= 1);
+      for (const auto& t : r.texts) KOTAE_ASSERT(t.size() <= limits.max_text_bytes);
       break;
     }
     case Endpoint::collections: {

@@ -29,6 +29,10 @@ struct GenerationOptions {
   std::optional<std::uint32_t> seed = {};  // unset: a random seed per request
   std::vector<std::string> stop = {};      // generation ends before the first of these; they are not returned
   bool ignore_end_of_turn = false;  // generate max_tokens whatever the model says (benchmarks; local models)
+  // Whose the KV cache this request leaves is: a later request reuses its prefix only when it names the
+  // same owner (the server: a tenant's conversation), so no tenant's timing or reused_prompt_tokens tells
+  // what another asked. Empty requests share with each other (one user: the CLI, benchmarks).
+  std::string cache_owner = {};
 };
 
 // Receives the answer as it is produced: whole UTF-8 characters, never text that might turn out to

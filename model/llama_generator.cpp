@@ -63,6 +63,7 @@ struct LlamaGenerator::State {
   std::size_t message_overhead = 8;
   std::mutex mutex;                 // one request at a time: the context is one stream of work
   std::vector<llama_token> cached;  // the tokens whose KV cache sequence 0 holds, in order
+  std::string cached_owner;         // GenerationOptions::cache_owner of the request that left them
 
   ~State() {
     if (context) llama_free(context);
@@ -182,7 +183,7 @@ Result<Generation> LlamaGenerator::generate(std::span<const ChatMessage> message
   // At least the last prompt token is decoded again: its logits start the answer.
   llama_memory_t memory = llama_get_memory(s.context);
   std::size_t keep = 0;
-  if (s.reuse_prefix) {
+  if (s.reuse_prefix && s.cached_owner == options.cache_owner) {
     const auto limit = std::min(s.cached.size(), prompt.size() - 1);
     while (keep < limit && s.cached[keep] == prompt[keep]) ++keep;
   }
@@ -191,6 +192,7 @@ Result<Generation> LlamaGenerator::generate(std::span<const ChatMessage> message
     keep = 0;
   }
   s.cached.resize(keep);
+  s.cached_owner = options.cache_owner;
 
   auto decode = [&](const llama_token* tokens, std::size_t n) -> Result<void> {
     std::vector<llama_token> copy(tokens, tokens + n);  // llama_batch_get_one takes a mutable pointer

@@ -24,6 +24,8 @@ Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
   if (json.is_discarded() || !json.is_object() || !json.contains("keys") || !json["keys"].is_array()) {
     return bad("expected {\"keys\": [{\"name\", \"tenant\", \"sha256\", ...}]}");
   }
+  // An empty list would mean an open server: a mistake to stop at, never a way to open one.
+  if (json["keys"].empty()) return bad("the \"keys\" list is empty (without --api-keys the server is open to loopback only)");
   ApiKeys keys;
   for (const auto& k : json["keys"]) {
     if (!k.is_object()) return bad("each key must be an object");
@@ -40,6 +42,16 @@ Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
       return bad("key '" + key.name + "' needs \"sha256\": the key's SHA-256 in lower-case hex (kotae keygen prints it)");
     }
     if (key.rate_per_second < 0 || key.burst < 0) return bad("key '" + key.name + "' has a negative rate or burst");
+    if (const auto quota = k.find("quota"); quota != k.end()) {
+      if (!quota->is_object()) return bad("key '" + key.name + "': \"quota\" must be an object");
+      for (auto [field, value] : {std::pair{"queued_jobs", &key.quota.queued_jobs}, {"stored_bytes", &key.quota.stored_bytes},
+                                  {"documents", &key.quota.documents}}) {
+        const auto it = quota->find(field);
+        if (it == quota->end()) continue;
+        if (!it->is_number_unsigned()) return bad("key '" + key.name + "': quota \"" + field + "\" must be a whole number");
+        *value = it->get<std::uint64_t>();
+      }
+    }
     if (!keys.by_hash_.emplace(hash, std::move(key)).second) return bad("two keys have the same hash");
   }
   return keys;

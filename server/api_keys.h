@@ -1,10 +1,12 @@
 #pragma once
 // API keys, from a JSON file that stores only their SHA-256:
-//   {"keys": [{"name": "alice-laptop", "tenant": "alice", "sha256": "9f86d0...", "rate_per_second": 20, "burst": 40},
+//   {"keys": [{"name": "alice-laptop", "tenant": "alice", "sha256": "9f86d0...", "rate_per_second": 20, "burst": 40,
+//              "quota": {"queued_jobs": 4, "stored_bytes": 1000000000, "documents": 10000}},
 //             {"name": "ops", "admin": true, "sha256": "..."}]}
 // Each key belongs to a tenant and sees only that tenant's collections, jobs and conversations. An admin
 // key may also read /metrics and act for any tenant (header X-Kotae-Tenant). `kotae keygen` makes keys.
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -15,12 +17,21 @@
 
 namespace kotae::server {
 
+// What a tenant may keep and queue; 0: not limited. Checked at upload: a job past them is refused
+// (429 for queued jobs, 413 for bytes and documents) before anything is stored.
+struct TenantQuota {
+  std::uint64_t queued_jobs = 0;   // jobs queued or running at once
+  std::uint64_t stored_bytes = 0;  // the tenant's collections on disk, the upload included
+  std::uint64_t documents = 0;     // documents in all its collections, the upload's files included
+};
+
 struct ApiKey {
   std::string name;    // for logs and rate limits; never the key itself
   std::string tenant;  // letters, digits, '_' and '-'
   bool admin = false;
   double rate_per_second = 0;  // 0: not limited
   double burst = 0;            // bucket size (at least 1 when limited)
+  TenantQuota quota;           // "quota": {"queued_jobs", "stored_bytes", "documents"}
 };
 
 class ApiKeys {

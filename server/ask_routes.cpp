@@ -32,9 +32,9 @@ AskCall read_ask(const nlohmann::json& body, const Call& call, ServerContext& co
   ask.backends = std::move(request.backends);
   ask.conversation_id = std::move(request.conversation_id);
   if (ask.conversation_id.empty()) {
-    std::tie(ask.conversation_id, ask.conversation) = context.conversations.create(call.tenant, ask.collection->name);
+    std::tie(ask.conversation_id, ask.conversation) = context.conversations->create(call.tenant, ask.collection->name);
   } else {
-    ask.conversation = context.conversations.find(ask.conversation_id, call.tenant);
+    ask.conversation = context.conversations->find(ask.conversation_id, call.tenant);
     if (!ask.conversation) throw ApiError{404, "not_found", "no conversation '" + ask.conversation_id + "' (it may have expired)"};
     if (ask.conversation->collection != ask.collection->name) {
       throw bad_request("conversation '" + ask.conversation_id + "' is about collection '" + ask.conversation->collection + "'");
@@ -54,9 +54,14 @@ void add_ask_routes(Router& router, ServerContext& context) {
     const auto body = parse_json_object(call.request);
     const bool stream = bool_field(body, "stream", false);
     AskCall ask = read_ask(body, call, context);
+    ask.options.generation.cache_owner = call.tenant + "/" + ask.conversation_id;  // KV reuse only within it
     rag::AnswerPipeline pipeline(*ask.collection->encoder, context.models->cross_encoder(), ask.backends);
     std::lock_guard one_question(ask.conversation->mutex);
     auto& conversation = ask.conversation->conversation;
+    if (conversation.turns.size() >= ConversationStore::kMaxTurns) {
+      throw bad_request("conversation '" + ask.conversation_id + "' has " + std::to_string(conversation.turns.size()) +
+                        " turns, the most one may have: start a new one");
+    }
 
     // A first question may be answered from the cache (a follow-up depends on its conversation). The
     // collection's generation is read before answering: a change meanwhile leaves the entry unreachable.
@@ -64,7 +69,8 @@ void add_ask_routes(Router& router, ServerContext& context) {
     std::string key;
     std::optional<rag::Answer> cached;
     if (cacheable) {
-      key = rag::answer_cache_key(call.tenant + "/" + ask.collection->name + "@" + std::to_string(ask.collection->generation.load()),
+      key = rag::answer_cache_key(call.tenant + "/" + ask.collection->name + "/" + ask.collection->instance + "@" +
+                                      std::to_string(ask.collection->generation.load()),
                                   ask.question, ask.options, ask.backends);
       cached = context.answer_cache->find(key);
       context.metrics.cache_lookup(cached.has_value());

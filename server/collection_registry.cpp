@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "server/conversation_store.h"  // random_id
 #include "server/json_log.h"
 #include "text/chunker.h"
 
@@ -12,6 +13,27 @@ namespace fs = std::filesystem;
 bool valid_name(const std::string& name) {
   return !name.empty() && name.size() <= 100 && name[0] != '.' &&
          name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+}
+
+std::uintmax_t folder_bytes(const fs::path& dir) {
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec)) total += it->file_size(ec);
+  }
+  return total;
+}
+
+CollectionRegistry::Usage CollectionRegistry::usage(const std::string& tenant) {
+  Usage total;
+  auto listed = names(tenant);
+  for (const auto& name : listed ? *listed : std::vector<std::string>{}) {
+    auto opened = get(tenant, name);
+    if (!opened) continue;
+    total.bytes += folder_bytes((*opened)->store->dir());
+    total.documents += (*opened)->store->document_count();
+  }
+  return total;
 }
 
 CollectionRegistry::CollectionRegistry(fs::path data_dir, ModelPool& models)
@@ -35,7 +57,7 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const 
   auto dir = dir_of(tenant, name);
   if (!dir) return dir.error();
   std::error_code ec;
-  if (!fs::exists(*dir / "kotae.db", ec)) {
+  if (removing_.contains({tenant, name}) || !fs::exists(*dir / "kotae.db", ec)) {
     return make_error(ErrorCode::not_found, "no collection '" + name + "' (create it with POST /v1/collections)");
   }
   const auto opening = std::chrono::steady_clock::now();
@@ -49,6 +71,7 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const 
   auto served = std::make_shared<ServedCollection>();
   served->tenant = tenant;
   served->name = name;
+  served->instance = random_id("");
   const auto& id = (*store)->info().embedder_id;
   served->embedder_model = id.substr(0, id.find('/'));  // "all-minilm-l6-v2/fp32" was built by all-minilm-l6-v2
   auto encoder = models_.encoder(served->embedder_model);
@@ -84,16 +107,17 @@ void CollectionRegistry::open_all() {
 }
 
 Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::string& tenant, const NewCollection& spec) {
-  std::lock_guard lock(mutex_);
   auto dir = dir_of(tenant, spec.name);
   if (!dir) return dir.error();
-  std::error_code ec;
-  if (open_.contains({tenant, spec.name}) || fs::exists(*dir / "kotae.db", ec)) {
-    return make_error(ErrorCode::already_exists, "a collection named '" + spec.name + "' exists already");
-  }
+  // The embedder may have to load first: not while holding the registry, which every request reads.
   const std::string model = spec.embedder.empty() ? models_.default_embedder() : spec.embedder;
   auto encoder = models_.encoder(model);
   if (!encoder) return encoder.error();
+  std::lock_guard lock(mutex_);
+  std::error_code ec;
+  if (open_.contains({tenant, spec.name}) || removing_.contains({tenant, spec.name}) || fs::exists(*dir / "kotae.db", ec)) {
+    return make_error(ErrorCode::already_exists, "a collection named '" + spec.name + "' exists already");
+  }
   text::ChunkerOptions chunking;
   store::CollectionInfo info{(*encoder)->id(), (*encoder)->dimension(),
                              spec.chunk_tokens ? spec.chunk_tokens : chunking.max_tokens,
@@ -103,6 +127,7 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::
   auto served = std::make_shared<ServedCollection>();
   served->tenant = tenant;
   served->name = spec.name;
+  served->instance = random_id("");
   served->embedder_model = model;
   served->encoder = *encoder;
   served->bulk_encoder = *models_.bulk_encoder(model);
@@ -133,14 +158,18 @@ Result<void> CollectionRegistry::remove(const std::string& tenant, const std::st
     if (!opened) return opened.error();
     served = *opened;
     open_.erase({tenant, name});
+    removing_.insert({tenant, name});
   }
-  // Wait for a running ingestion; searches that still hold the collection keep their open files.
-  std::lock_guard writing(served->writer);
+  // A running ingestion stops at its next file; searches that still hold the collection keep their
+  // open files. Until the folder is gone the name is neither opened again nor created.
   served->deleted = true;
+  std::lock_guard writing(served->writer);
   served->generation++;
   std::error_code ec;
   const fs::path dir = served->store->dir();
   fs::remove_all(dir, ec);
+  std::lock_guard lock(mutex_);
+  removing_.erase({tenant, name});
   if (ec) return make_error(ErrorCode::io, "cannot delete " + dir.string() + ": " + ec.message());
   return {};
 }

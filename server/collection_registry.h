@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,8 +29,10 @@ struct ServedCollection {
   std::shared_ptr<const Encoder> encoder;       // the collection's embedder, batched (queries)
   std::shared_ptr<const Encoder> bulk_encoder;  // the same at bulk priority (ingestion)
   std::string embedder_model;
+  std::string instance;                    // random, per opening: cached answers name it, so a collection
+                                           // deleted and created again under the same name never meets them
   std::mutex writer;                       // one ingestion or removal at a time
-  bool deleted = false;                    // set (under `writer`) when the collection is removed
+  std::atomic<bool> deleted{false};        // set when removal begins: a running job stops at its next file
   std::atomic<std::uint64_t> generation{0};  // bumped by every change: cached answers name the one they saw
 };
 
@@ -46,6 +49,12 @@ class CollectionRegistry {
   // already_exists when the name is taken.
   Result<std::shared_ptr<ServedCollection>> create(const std::string& tenant, const NewCollection& spec);
   Result<std::vector<std::string>> names(const std::string& tenant) const;
+  // What the tenant's collections hold now: their folders' bytes on disk and their documents.
+  struct Usage {
+    std::uintmax_t bytes = 0;
+    std::uint64_t documents = 0;
+  };
+  Usage usage(const std::string& tenant);
   // Closes it and deletes its folder once no request uses it. not_found when there is none.
   Result<void> remove(const std::string& tenant, const std::string& name);
 
@@ -57,9 +66,14 @@ class CollectionRegistry {
   ModelPool& models_;
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<ServedCollection>> open_;
+  // Being removed: not opened again until its folder is gone (a request meanwhile gets not_found).
+  std::set<std::pair<std::string, std::string>> removing_;
 };
 
 // Letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters.
 bool valid_name(const std::string& name);
+
+// The bytes of the regular files below `dir`.
+std::uintmax_t folder_bytes(const std::filesystem::path& dir);
 
 }  // namespace kotae::server

@@ -15,15 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::uintmax_t folder_bytes(const fs::path& dir) {
-  std::uintmax_t total = 0;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec)) total += it->file_size(ec);
-  }
-  return total;
-}
-
 nlohmann::json describe(const ServedCollection& c) {
   const auto& info = c.store->info();
   return {{"name", c.name},

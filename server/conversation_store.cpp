@@ -3,12 +3,13 @@
 #include <openssl/rand.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace kotae::server {
 
 std::string random_id(const char* prefix) {
   unsigned char bytes[16];
-  RAND_bytes(bytes, sizeof bytes);
+  if (RAND_bytes(bytes, sizeof bytes) != 1) throw std::runtime_error("the system's random number generator failed");
   std::string out = prefix;
   char hex[3];
   for (unsigned char b : bytes) {
@@ -18,7 +19,7 @@ std::string random_id(const char* prefix) {
   return out;
 }
 
-ConversationStore::ConversationStore(std::size_t capacity, std::chrono::seconds ttl) : capacity_(capacity), ttl_(ttl) {}
+ConversationStore::ConversationStore(std::size_t per_tenant, std::chrono::seconds ttl) : per_tenant_(per_tenant), ttl_(ttl) {}
 
 std::pair<std::string, std::shared_ptr<StoredConversation>> ConversationStore::create(const std::string& tenant,
                                                                                      const std::string& collection) {
@@ -27,29 +28,33 @@ std::pair<std::string, std::shared_ptr<StoredConversation>> ConversationStore::c
   value->collection = collection;
   std::string id = random_id("conv_");
   std::lock_guard lock(mutex_);
-  order_.push_front(id);
-  entries_[id] = {value, Clock::now(), order_.begin()};
-  evict_locked();
+  auto& mine = tenants_[tenant];
+  mine.order.push_front(id);
+  mine.entries[id] = {value, Clock::now(), mine.order.begin()};
+  evict_locked(mine);
   return {id, value};
 }
 
 std::shared_ptr<StoredConversation> ConversationStore::find(const std::string& id, const std::string& tenant) {
   std::lock_guard lock(mutex_);
-  evict_locked();
-  auto it = entries_.find(id);
-  if (it == entries_.end() || it->second.value->tenant != tenant) return nullptr;
+  const auto found = tenants_.find(tenant);
+  if (found == tenants_.end()) return nullptr;
+  auto& mine = found->second;
+  evict_locked(mine);
+  auto it = mine.entries.find(id);
+  if (it == mine.entries.end()) return nullptr;
   it->second.used = Clock::now();
-  order_.splice(order_.begin(), order_, it->second.position);
+  mine.order.splice(mine.order.begin(), mine.order, it->second.position);
   return it->second.value;
 }
 
-void ConversationStore::evict_locked() {
+void ConversationStore::evict_locked(TenantConversations& mine) {
   const auto now = Clock::now();
-  while (!order_.empty()) {
-    auto& oldest = entries_.at(order_.back());
-    if (entries_.size() <= capacity_ && now - oldest.used < ttl_) break;
-    entries_.erase(order_.back());
-    order_.pop_back();
+  while (!mine.order.empty()) {
+    auto& oldest = mine.entries.at(mine.order.back());
+    if (mine.entries.size() <= per_tenant_ && now - oldest.used < ttl_) break;
+    mine.entries.erase(mine.order.back());
+    mine.order.pop_back();
   }
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // Conversations kept between requests, so a follow-up question (POST /v1/ask with a conversation_id)
-// keeps its source numbering and history. Bounded: the least recently used is dropped beyond
-// `capacity`, and any unused for `ttl`.
+// keeps its source numbering and history. Bounded per tenant, so one tenant's conversations never push
+// out another's: beyond `per_tenant` the tenant's least recently used is dropped, and any unused for
+// `ttl` goes.
 
 #include <chrono>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -23,7 +25,9 @@ struct StoredConversation {
 
 class ConversationStore {
  public:
-  ConversationStore(std::size_t capacity = 1000, std::chrono::seconds ttl = std::chrono::hours(1));
+  static constexpr std::size_t kMaxTurns = 64;  // a conversation past this must start again
+
+  ConversationStore(std::size_t per_tenant = 1000, std::chrono::seconds ttl = std::chrono::hours(1));
 
   // A new conversation with a fresh random id.
   std::pair<std::string, std::shared_ptr<StoredConversation>> create(const std::string& tenant, const std::string& collection);
@@ -37,16 +41,20 @@ class ConversationStore {
     Clock::time_point used;
     std::list<std::string>::iterator position;
   };
-  void evict_locked();
+  struct TenantConversations {
+    std::list<std::string> order;  // most recently used first
+    std::unordered_map<std::string, Entry> entries;
+  };
+  void evict_locked(TenantConversations& conversations);
 
-  std::size_t capacity_;
+  std::size_t per_tenant_;
   std::chrono::seconds ttl_;
   std::mutex mutex_;
-  std::list<std::string> order_;  // most recently used first
-  std::unordered_map<std::string, Entry> entries_;
+  std::map<std::string, TenantConversations> tenants_;
 };
 
-// 128 random bits, hex, with a prefix: "conv_3f9a...".
+// 128 random bits, hex, with a prefix: "conv_3f9a...". Throws std::runtime_error when the system has no
+// randomness to give (an id that could be guessed must never be handed out).
 std::string random_id(const char* prefix);
 
 }  // namespace kotae::server

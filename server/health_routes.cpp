@@ -3,6 +3,7 @@
 
 #include "server/api_error.h"
 #include "server/openapi_document.h"
+#include "server/redaction.h"
 #include "server/server_context.h"
 
 namespace kotae::server {
@@ -19,7 +20,8 @@ void add_health_routes(Router& router, ServerContext& context) {
     for (const auto& b : context.models->backends().order) {
       const bool available = b.name == "extractive" || b.generator != nullptr;
       if (available && answers_with.is_null()) answers_with = b.name;
-      backends.push_back({{"name", b.name}, {"available", available}, {"reason", b.unavailable}});
+      backends.push_back({{"name", b.name}, {"available", available},
+                          {"reason", call.admin ? b.unavailable : redact_locations(b.unavailable)}});
     }
     call.responder->send(json_response(
         200, {{"status", "ready"}, {"embedders", embedders}, {"backends", backends}, {"answers_with", answers_with}}));

@@ -2,7 +2,10 @@
 
 #include <atomic>
 #include <deque>
+#include <algorithm>
+#include <functional>
 #include <list>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -23,6 +26,12 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 
 constexpr std::chrono::seconds kWriteTimeout{60};
+constexpr std::size_t kHeaderLimit = 64 * 1024;
+// The read buffer holds a header and what arrives behind it; a chunk-size line, its extensions or the
+// trailers that do not fit are malformed (Beast 1.81 bounds none of them itself).
+constexpr std::size_t kReadBufferLimit = 256 * 1024;
+constexpr std::size_t kMaxChunkExtensionBytes = 1024;
+constexpr std::size_t kMaxChunks = 1 << 17;  // a 64 MiB upload in 512-byte chunks
 
 std::string serialize(const http::response<http::string_body>& message) {
   std::ostringstream out;
@@ -38,9 +47,23 @@ std::string error_body(std::string_view code, std::string_view message) {
 
 }  // namespace
 
+// Counts a connection against the caps while it is open (the Session holds it).
+class ConnectionSlot {
+ public:
+  ConnectionSlot(std::shared_ptr<HttpServerState> server, std::string address);
+  ~ConnectionSlot();
+  ConnectionSlot(const ConnectionSlot&) = delete;
+  ConnectionSlot& operator=(const ConnectionSlot&) = delete;
+  const std::string& address() const { return address_; }
+
+ private:
+  std::shared_ptr<HttpServerState> server_;
+  std::string address_;
+};
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket socket, std::shared_ptr<HttpServerState> server);
+  Session(tcp::socket socket, std::shared_ptr<HttpServerState> server, std::unique_ptr<ConnectionSlot> slot);
   void start() { net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); }); }
   void close_if_idle() {
     net::post(stream_.get_executor(), [self = shared_from_this()] {
@@ -66,6 +89,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_body(beast::error_code ec);
   void dispatch_request();
   void reject(http::status status, std::string_view code, std::string_view message);
+  void refuse(HttpResponse response);
   void enqueue(std::string bytes, bool last);
   void write_next();
   void complete_request();
@@ -73,8 +97,12 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   std::shared_ptr<HttpServerState> server_;
-  beast::flat_buffer buffer_;
+  std::unique_ptr<ConnectionSlot> slot_;
+  beast::flat_buffer buffer_{kReadBufferLimit};
   std::optional<http::request_parser<http::string_body>> parser_;
+  HttpRequest head_;  // the request being read: line and headers first, the body once read
+  std::size_t chunks_ = 0;
+  std::function<void(std::uint64_t, std::string_view, beast::error_code&)> on_chunk_header_;
   struct Pending {
     std::string bytes;
     bool last;
@@ -91,8 +119,11 @@ class HttpServerState : public std::enable_shared_from_this<HttpServerState> {
  public:
   HttpServerOptions options;
   RequestHandler handler;
+  AdmissionCheck admit;
   net::io_context io;
   tcp::acceptor acceptor{io};
+  net::steady_timer accept_backoff{io};
+  std::chrono::milliseconds backoff{0};
   std::optional<net::executor_work_guard<net::io_context::executor_type>> work{io.get_executor()};
   std::vector<std::thread> threads;
   std::atomic<int> running_threads{0};
@@ -100,14 +131,25 @@ class HttpServerState : public std::enable_shared_from_this<HttpServerState> {
   std::atomic<bool> stopping{false};
   std::mutex sessions_mutex;
   std::list<std::weak_ptr<Session>> sessions;
+  std::mutex connections_mutex;  // apart from sessions_mutex: a Session may end while that one is held
+  std::size_t connections = 0;
+  std::map<std::string, std::size_t> per_client;
 
   void accept() {
     acceptor.async_accept(net::make_strand(io), [self = shared_from_this()](beast::error_code ec, tcp::socket socket) {
       if (ec) {
         if (ec == net::error::operation_aborted || !self->acceptor.is_open()) return;
-        return self->accept();  // e.g. too many open files: keep serving the connections we have
+        return self->accept_later();  // e.g. too many open files: keep serving the connections we have
       }
-      auto session = std::make_shared<Session>(std::move(socket), self);
+      self->backoff = std::chrono::milliseconds(0);
+      beast::error_code address_error;
+      const auto remote = socket.remote_endpoint(address_error);
+      auto slot = self->take_slot(address_error ? std::string() : remote.address().to_string());
+      if (!slot) {
+        socket.close(address_error);  // over a cap: closed before a byte is read
+        return self->accept();
+      }
+      auto session = std::make_shared<Session>(std::move(socket), self, std::move(slot));
       {
         std::lock_guard lock(self->sessions_mutex);
         std::erase_if(self->sessions, [](const auto& s) { return s.expired(); });
@@ -117,7 +159,42 @@ class HttpServerState : public std::enable_shared_from_this<HttpServerState> {
       self->accept();
     });
   }
+
+  // After a failed accept the same failure would come back at once (EMFILE leaves the connection
+  // pending): wait, 10 ms doubling to a second, instead of spinning.
+  void accept_later() {
+    backoff = std::clamp(backoff * 2, std::chrono::milliseconds(10), std::chrono::milliseconds(1000));
+    accept_backoff.expires_after(backoff);
+    accept_backoff.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (!ec && self->acceptor.is_open()) self->accept();
+    });
+  }
+
+  std::unique_ptr<ConnectionSlot> take_slot(const std::string& address) {
+    {
+      std::lock_guard lock(connections_mutex);
+      auto& from_client = per_client[address];
+      if (connections >= options.max_connections || from_client >= options.max_connections_per_client) {
+        if (from_client == 0) per_client.erase(address);
+        return nullptr;
+      }
+      ++connections;
+      ++from_client;
+    }
+    return std::make_unique<ConnectionSlot>(shared_from_this(), address);
+  }
 };
+
+ConnectionSlot::ConnectionSlot(std::shared_ptr<HttpServerState> server, std::string address)
+    : server_(std::move(server)), address_(std::move(address)) {}
+
+ConnectionSlot::~ConnectionSlot() {
+  std::lock_guard lock(server_->connections_mutex);
+  --server_->connections;
+  if (auto it = server_->per_client.find(address_); it != server_->per_client.end() && --it->second == 0) {
+    server_->per_client.erase(it);
+  }
+}
 
 namespace {
 
@@ -190,7 +267,8 @@ class SessionResponder final : public Responder {
   bool started_ = false, streaming_ = false, ended_ = false;
 };
 
-HttpRequest to_request(http::request<http::string_body>&& message, std::string remote) {
+// The request line and headers, for admission; the body joins it once read.
+HttpRequest request_head(const http::request<http::string_body>& message, std::string remote) {
   HttpRequest request;
   request.method = std::string(message.method_string());
   const std::string_view target = message.target();
@@ -202,21 +280,26 @@ HttpRequest to_request(http::request<http::string_body>&& message, std::string r
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     request.headers.emplace_back(std::move(name), std::string(field.value()));
   }
-  request.body = std::move(message.body());
   request.remote_address = std::move(remote);
   return request;
 }
 
 }  // namespace
 
-Session::Session(tcp::socket socket, std::shared_ptr<HttpServerState> server)
-    : stream_(std::move(socket)), server_(std::move(server)) {}
+Session::Session(tcp::socket socket, std::shared_ptr<HttpServerState> server, std::unique_ptr<ConnectionSlot> slot)
+    : stream_(std::move(socket)), server_(std::move(server)), slot_(std::move(slot)) {
+  on_chunk_header_ = [this](std::uint64_t, std::string_view extensions, beast::error_code& ec) {
+    if (extensions.size() > kMaxChunkExtensionBytes || ++chunks_ > kMaxChunks) ec = http::error::bad_chunk_extension;
+  };
+}
 
 void Session::read_header() {
   if (closed_) return;
   parser_.emplace();
-  parser_->header_limit(64 * 1024);
+  parser_->header_limit(kHeaderLimit);
   parser_->body_limit(server_->options.max_body_bytes);
+  parser_->on_chunk_header(on_chunk_header_);
+  chunks_ = 0;
   stream_.expires_after(server_->options.idle_timeout);
   http::async_read_header(stream_, buffer_, *parser_,
                           [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
@@ -235,10 +318,18 @@ void Session::on_header(beast::error_code ec) {
     return close();
   }
   const auto& header = parser_->get();
-  if (const auto length = parser_->content_length(); length && *length > server_->options.max_body_bytes) {
-    return reject(http::status::payload_too_large, "payload_too_large",
-                  "the request body is larger than the limit of " + std::to_string(server_->options.max_body_bytes) + " bytes");
+  head_ = request_head(header, slot_->address());
+  std::size_t limit = server_->options.max_body_bytes;
+  if (server_->admit) {
+    auto admission = server_->admit(head_);
+    if (admission.answer) return refuse(std::move(*admission.answer));
+    limit = std::min(limit, admission.body_limit);
   }
+  if (const auto length = parser_->content_length(); length && *length > limit) {
+    return reject(http::status::payload_too_large, "payload_too_large",
+                  "the request body is larger than this endpoint's limit of " + std::to_string(limit) + " bytes");
+  }
+  parser_->body_limit(limit);  // a chunked body is counted as it arrives
   if (beast::iequals(header[http::field::expect], "100-continue")) {
     auto reply = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
     stream_.expires_after(kWriteTimeout);
@@ -274,26 +365,30 @@ void Session::dispatch_request() {
   busy_ = true;
   ++server_->in_flight;
   stream_.expires_never();  // the handler may take long (a streamed answer); writes set their own deadline
-  beast::error_code ec;
-  const auto remote = stream_.socket().remote_endpoint(ec);
+  head_.body = std::move(message.body());
   auto responder = std::make_shared<SessionResponder>(shared_from_this());
   try {
-    server_->handler(to_request(std::move(message), ec ? "" : remote.address().to_string()), responder);
+    server_->handler(std::move(head_), responder);
   } catch (const std::exception& e) {
     responder->send({500, "application/json", error_body("internal", "the server failed to handle the request"), {}});
   }
 }
 
 void Session::reject(http::status status, std::string_view code, std::string_view message) {
+  refuse({static_cast<int>(status), "application/json", error_body(code, message), {}});
+}
+
+void Session::refuse(HttpResponse refusal) {
   // The rest of the request is not read: answer and close.
   keep_alive_ = false;
   busy_ = true;
   ++server_->in_flight;
-  http::response<http::string_body> response{status, 11};
+  http::response<http::string_body> response{static_cast<http::status>(refusal.status), 11};
   response.set(http::field::server, "kotae");
-  response.set(http::field::content_type, "application/json");
+  response.set(http::field::content_type, refusal.content_type);
+  for (auto& [name, value] : refusal.headers) response.set(name, value);
   response.keep_alive(false);
-  response.body() = error_body(code, message);
+  response.body() = std::move(refusal.body);
   response.prepare_payload();
   enqueue(serialize(response), true);
 }
@@ -349,10 +444,12 @@ HttpServer::HttpServer(std::shared_ptr<HttpServerState> state) : state_(std::mov
 
 HttpServer::~HttpServer() { shutdown(std::chrono::milliseconds(0)); }
 
-Result<std::unique_ptr<HttpServer>> HttpServer::start(const HttpServerOptions& options, RequestHandler handler) {
+Result<std::unique_ptr<HttpServer>> HttpServer::start(const HttpServerOptions& options, RequestHandler handler,
+                                                      AdmissionCheck admit) {
   auto state = std::make_shared<HttpServerState>();
   state->options = options;
   state->handler = std::move(handler);
+  state->admit = std::move(admit);
   beast::error_code ec;
   const auto address = net::ip::make_address(options.host, ec);
   if (ec) return make_error(ErrorCode::invalid_argument, "'" + options.host + "' is not an IP address to listen on");
@@ -387,6 +484,7 @@ void HttpServer::stop_accepting() {
   net::post(state_->acceptor.get_executor(), [s = state_] {
     beast::error_code ec;
     s->acceptor.close(ec);
+    s->accept_backoff.cancel();
   });
   std::lock_guard lock(state_->sessions_mutex);
   for (auto& weak : state_->sessions) {

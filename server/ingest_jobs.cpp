@@ -85,6 +85,14 @@ std::optional<JobStatus> IngestJobs::get(const std::string& id, const std::strin
   return it->second->status;
 }
 
+std::size_t IngestJobs::active(const std::string& tenant) const {
+  std::lock_guard lock(mutex_);
+  return static_cast<std::size_t>(std::count_if(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
+    const auto& s = entry.second->status;
+    return s.tenant == tenant && (s.state == "queued" || s.state == "running");
+  }));
+}
+
 std::vector<JobStatus> IngestJobs::list(const std::string& tenant) const {
   std::lock_guard lock(mutex_);
   std::vector<JobStatus> out;
@@ -117,10 +125,11 @@ void IngestJobs::work() {
     std::error_code ec;
     fs::remove_all(job->incoming, ec);
     std::lock_guard lock(mutex_);
-    finished_order_.push_back(job->status.id);
-    while (finished_order_.size() > finished_kept_) {
-      jobs_.erase(finished_order_.front());
-      finished_order_.pop_front();
+    auto& finished = finished_order_[job->status.tenant];
+    finished.push_back(job->status.id);
+    while (finished.size() > finished_kept_) {
+      jobs_.erase(finished.front());
+      finished.pop_front();
     }
   }
 }
@@ -158,7 +167,7 @@ void IngestJobs::run(Job& job) {
     bool cancel_now = false;
     {
       std::lock_guard lock(mutex_);
-      cancel_now = job.cancel;
+      cancel_now = job.cancel || c.deleted;
       if (cancel_now) {
         for (std::size_t j = i; j < job.status.files.size(); ++j) job.status.files[j].status = "cancelled";
       }

@@ -46,6 +46,7 @@ using IngestObserver = std::function<void(std::uint64_t bytes, std::size_t chunk
 
 class IngestJobs {
  public:
+  // `finished_kept`: finished jobs remembered per tenant (the oldest are forgotten first).
   explicit IngestJobs(std::size_t threads = 1, std::size_t finished_kept = 1000);
   ~IngestJobs();  // cancels what waits, lets running jobs stop at their next file, joins
 
@@ -55,6 +56,7 @@ class IngestJobs {
                    std::vector<std::string> files);
   std::optional<JobStatus> get(const std::string& id, const std::string& tenant) const;
   std::vector<JobStatus> list(const std::string& tenant) const;
+  std::size_t active(const std::string& tenant) const;  // queued or running
   std::optional<JobStatus> cancel(const std::string& id, const std::string& tenant);
   void set_observer(IngestObserver observer) { observer_ = std::move(observer); }
 
@@ -73,7 +75,7 @@ class IngestJobs {
   std::condition_variable wake_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;
   std::deque<std::shared_ptr<Job>> queue_;
-  std::deque<std::string> finished_order_;
+  std::map<std::string, std::deque<std::string>> finished_order_;  // per tenant, oldest first
   bool stopping_ = false;
   IngestObserver observer_;
   std::vector<std::thread> threads_;

@@ -36,9 +36,31 @@ nlohmann::json to_json(const JobStatus& s) {
           {"finished_at", time(s.finished)}};
 }
 
+// The tenant's quota (its key's), checked before anything of the upload is stored.
+void check_quota(const Call& call, ServerContext& context, const std::vector<UploadedFile>& files) {
+  const TenantQuota& q = call.quota;
+  if (q.queued_jobs && context.jobs->active(call.tenant) >= q.queued_jobs) {
+    throw ApiError{429, "quota_exceeded", "tenant '" + call.tenant + "' has " + std::to_string(q.queued_jobs) +
+                                              " jobs queued or running, its quota: wait for one to finish"};
+  }
+  if (!q.stored_bytes && !q.documents) return;
+  std::uintmax_t bytes = 0;
+  for (const auto& f : files) bytes += f.body.size();
+  const auto used = context.collections->usage(call.tenant);
+  if (q.stored_bytes && used.bytes + bytes > q.stored_bytes) {
+    throw ApiError{413, "quota_exceeded", "tenant '" + call.tenant + "' stores " + std::to_string(used.bytes) +
+                                              " bytes; this upload would pass its quota of " + std::to_string(q.stored_bytes)};
+  }
+  if (q.documents && used.documents + files.size() > q.documents) {
+    throw ApiError{413, "quota_exceeded", "tenant '" + call.tenant + "' has " + std::to_string(used.documents) +
+                                              " documents; this upload would pass its quota of " + std::to_string(q.documents)};
+  }
+}
+
 void upload(Call& call, ServerContext& context) {
   const auto files = read_upload(call.request);
   auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
+  check_quota(call, context, files);
 
   // Saved before answering: once the client has its 202, the job has everything it needs.
   const fs::path incoming = collection->store->dir() / "uploads" / ".incoming" / random_id("");
@@ -64,7 +86,7 @@ void upload(Call& call, ServerContext& context) {
 }  // namespace
 
 void add_job_routes(Router& router, ServerContext& context) {
-  router.add("POST", "/v1/collections/{name}/documents", [&context](Call& call) { upload(call, context); });
+  router.add("POST", "/v1/collections/{name}/documents", [&context](Call& call) { upload(call, context); }, {.upload = true});
 
   router.add("GET", "/v1/jobs", [&context](Call& call) {
     nlohmann::json data = nlohmann::json::array();

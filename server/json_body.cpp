@@ -1,5 +1,7 @@
 #include "server/json_body.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace kotae::server {
@@ -16,11 +18,42 @@ const nlohmann::json* find(const nlohmann::json& body, const char* name) {
 
 }  // namespace
 
+bool nested_deeper_than(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 nlohmann::json parse_json_object(const HttpRequest& request, bool allow_empty) {
   if (request.body.empty() && allow_empty) return nlohmann::json::object();
-  // Any declared type is read as JSON (curl -d says form-urlencoded), except a form upload.
-  if (request.header("content-type").starts_with("multipart/")) {
-    throw ApiError{415, "unsupported_media_type", "this endpoint takes a JSON body, not a multipart form"};
+  // Only a declared JSON body: a web page may send text/plain anywhere without asking first (no CORS
+  // preflight), so accepting it would let any page the user visits drive a local server.
+  const std::string_view type = request.header("content-type");
+  const std::string_view media = type.substr(0, type.find(';'));
+  if (!(media.size() == 16 && std::equal(media.begin(), media.end(), "application/json", [](char a, char b) {
+        return std::tolower(static_cast<unsigned char>(a)) == b;
+      }))) {
+    throw ApiError{415, "unsupported_media_type",
+                   "this endpoint takes a JSON body: send it with Content-Type: application/json" +
+                       std::string(media.starts_with("multipart/") ? " (not a multipart form)" : "")};
+  }
+  // Deep nesting is refused before parsing: copying or destroying such a value recurses per level.
+  if (nested_deeper_than(request.body, kMaxJsonDepth)) {
+    throw bad_request("the request body's JSON is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
   }
   auto body = nlohmann::json::parse(request.body, nullptr, false);
   if (body.is_discarded()) throw bad_request("the request body is not valid JSON");

@@ -10,6 +10,7 @@
 #include "server/api_error.h"
 #include "server/api_keys.h"
 #include "server/json_log.h"
+#include "server/origin_policy.h"
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
 
@@ -20,6 +21,7 @@ struct KotaeServer::State {
   ServerContext context;
   Router router;
   ApiKeys keys;
+  OriginPolicy origins;
   RateLimiter limiter;
   std::unique_ptr<WorkPool> work;
   std::unique_ptr<HttpServer> http;
@@ -34,20 +36,23 @@ namespace {
 // status, and a structured log line.
 class MeteredResponder final : public Responder {
  public:
+  using Headers = std::vector<std::pair<std::string, std::string>>;
   MeteredResponder(std::shared_ptr<Responder> inner, ServerMetrics& metrics, std::string method, std::string path,
-                   std::string route)
+                   std::string route, Headers added)
       : inner_(std::move(inner)), metrics_(metrics), method_(std::move(method)), path_(std::move(path)),
-        route_(std::move(route)) {}
+        route_(std::move(route)), added_(std::move(added)) {}
   ~MeteredResponder() override {
     if (!done_) done(status_ ? status_ : 500);
   }
   void send(HttpResponse response) override {
     const int status = response.status;
+    response.headers.insert(response.headers.end(), added_.begin(), added_.end());
     inner_->send(std::move(response));
     done(status);
   }
-  void begin_events(std::vector<std::pair<std::string, std::string>> headers) override {
+  void begin_events(Headers headers) override {
     status_ = 200;
+    headers.insert(headers.end(), added_.begin(), added_.end());
     inner_->begin_events(std::move(headers));
   }
   bool event(std::string_view name, std::string_view data) override { return inner_->event(name, data); }
@@ -69,10 +74,19 @@ class MeteredResponder final : public Responder {
   std::shared_ptr<Responder> inner_;
   ServerMetrics& metrics_;
   std::string method_, path_, route_;
+  Headers added_;  // on every response: CORS for a listed origin
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   int status_ = 0;
   bool done_ = false;
 };
+
+// 404, or 405 with the methods the path has.
+HttpResponse unrouted(const Router::Match& match, const HttpRequest& request) {
+  if (!match.path_known) return error_response({404, "not_found", "no endpoint " + request.path});
+  auto response = error_response({405, "method_not_allowed", request.method + " is not allowed on " + request.path});
+  response.headers.emplace_back("Allow", match.allowed);
+  return response;
+}
 
 void run_handler(const Handler& handler, Call& call) {
   try {
@@ -92,11 +106,13 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   s.options = options;
   s.context.limits = options.limits;
   s.context.answer_cache = std::make_unique<rag::AnswerCache>(options.cache);
+  s.context.conversations = std::make_unique<ConversationStore>(options.conversations_per_tenant);
   if (!options.api_keys_file.empty()) {
     auto keys = ApiKeys::load(options.api_keys_file);
     if (!keys) return keys.error();
     s.keys = std::move(*keys);
   }
+  s.origins = OriginPolicy(s.keys.empty(), is_loopback_host(options.http.host), options.cors_origins);
   s.work = std::make_unique<WorkPool>(options.workers, options.max_queued);
   s.context.work = s.work.get();
   add_health_routes(s.router, s.context);
@@ -112,9 +128,12 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     return s.context.metrics.batch_observer(model);
   };
 
-  auto http = HttpServer::start(options.http, [self = server.get()](HttpRequest request, std::shared_ptr<Responder> responder) {
-    self->handle(std::move(request), std::move(responder));
-  });
+  auto http = HttpServer::start(
+      options.http,
+      [self = server.get()](HttpRequest request, std::shared_ptr<Responder> responder) {
+        self->handle(std::move(request), std::move(responder));
+      },
+      [self = server.get()](const HttpRequest& head) { return self->admit(head); });
   if (!http) return http.error();
   s.http = std::move(*http);
 
@@ -124,7 +143,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     s.context.models = std::move(*models);
     s.context.collections = std::make_unique<CollectionRegistry>(s.options.models.data_dir, *s.context.models);
     s.context.collections->open_all();
-    s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest_threads);
+    s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest_threads, s.options.finished_jobs_per_tenant);
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
       s.context.metrics.ingested(bytes, chunks, seconds);
     });
@@ -150,13 +169,12 @@ void KotaeServer::shutdown(std::chrono::milliseconds deadline) {
   state_->http.reset();
 }
 
-std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access) {
-  auto& s = *state_;
-  std::string_view presented = call.request.header("x-api-key");
-  if (const auto authorization = call.request.header("authorization"); authorization.starts_with("Bearer ")) {
+std::variant<const ApiKey*, HttpResponse> KotaeServer::identify(const HttpRequest& request, Access access) const {
+  std::string_view presented = request.header("x-api-key");
+  if (const auto authorization = request.header("authorization"); authorization.starts_with("Bearer ")) {
     presented = authorization.substr(7);
   }
-  const ApiKey* key = s.keys.find(presented);
+  const ApiKey* key = state_->keys.find(presented);
   if (!key) {
     auto response = error_response({401, "invalid_api_key", presented.empty() ? "send an API key: Authorization: Bearer KEY"
                                                                              : "the API key is not valid"});
@@ -164,13 +182,41 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access)
     return response;
   }
   if (access == Access::admin && !key->admin) return error_response({403, "forbidden", "this endpoint needs an admin key"});
-  call.tenant = key->tenant;
-  call.admin = key->admin;
-  if (const auto tenant = call.request.header("x-kotae-tenant"); !tenant.empty()) {
+  if (const auto tenant = request.header("x-kotae-tenant"); !tenant.empty()) {
     if (!key->admin) return error_response({403, "forbidden", "only an admin key may act for another tenant"});
     if (!valid_tenant(tenant)) return error_response({400, "invalid_request", "X-Kotae-Tenant: letters, digits, '_' and '-'"});
-    call.tenant = std::string(tenant);
   }
+  return key;
+}
+
+Admission KotaeServer::admit(const HttpRequest& head) {
+  auto& s = *state_;
+  if (auto preflight = s.origins.preflight(head)) return {std::move(preflight), 0};
+  const auto match = s.router.match(head.method, head.path);
+  auto refuse = [&](HttpResponse refusal) {
+    s.context.metrics.request_done(head.method, match.handler ? match.pattern : "unmatched", refusal.status, 0);
+    log_event("request", {{"method", head.method}, {"path", head.path}, {"status", refusal.status}, {"ms", 0}});
+    return Admission{std::move(refusal), 0};
+  };
+  if (auto refused = s.origins.check(head)) return refuse(std::move(*refused));
+  if (!match.handler) return refuse(unrouted(match, head));  // their bodies are not worth reading
+  if (!s.keys.empty() && match.options.access != Access::open) {
+    if (auto identity = identify(head, match.options.access); std::holds_alternative<HttpResponse>(identity)) {
+      return refuse(std::move(std::get<HttpResponse>(identity)));
+    }
+  }
+  return {std::nullopt, match.options.upload ? s.options.http.max_body_bytes : s.options.limits.max_json_bytes};
+}
+
+std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access) {
+  auto& s = *state_;
+  auto identity = identify(call.request, access);
+  if (auto* refusal = std::get_if<HttpResponse>(&identity)) return std::move(*refusal);
+  const ApiKey* key = std::get<const ApiKey*>(identity);
+  call.tenant = key->tenant;
+  call.admin = key->admin;
+  call.quota = key->quota;
+  if (const auto tenant = call.request.header("x-kotae-tenant"); !tenant.empty()) call.tenant = std::string(tenant);
   if (const auto wait = s.limiter.take(key->name, key->rate_per_second, key->burst)) {
     auto response = error_response({429, "rate_limited", "too many requests for key '" + key->name + "'; retry shortly"});
     for (auto& [name, value] : response.headers) {
@@ -183,20 +229,20 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access)
 
 void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> responder) {
   auto& s = *state_;
-  Call call{std::move(request), nullptr, kLocalTenant, true};
+  Call call{std::move(request), nullptr, kLocalTenant, true, {}};
   const auto match = s.router.match(call.request);
   call.responder = std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
-                                                      call.request.path, match.handler ? match.pattern : "unmatched");
-  if (!match.handler) {
-    if (match.path_known) {
-      auto response = error_response({405, "method_not_allowed", call.request.method + " is not allowed on " + call.request.path});
-      response.headers.emplace_back("Allow", match.allowed);
-      return call.responder->send(std::move(response));
-    }
-    return call.responder->send(error_response({404, "not_found", "no endpoint " + call.request.path}));
-  }
+                                                      call.request.path, match.handler ? match.pattern : "unmatched",
+                                                      s.origins.response_headers(call.request));
+  if (!match.handler) return call.responder->send(unrouted(match, call.request));
   if (!s.keys.empty() && match.options.access != Access::open) {
     if (auto refused = authenticate(call, match.options.access)) return call.responder->send(std::move(*refused));
+  } else if (!s.keys.empty()) {
+    // An open route with keys configured: anyone may call it, but only an admin key sees the details.
+    auto identity = identify(call.request, Access::tenant);
+    const auto* key = std::get_if<const ApiKey*>(&identity);
+    call.admin = key && (*key)->admin;
+    call.tenant = key ? (*key)->tenant : "";
   }
   if (match.options.quick) return run_handler(*match.handler, call);
   if (!s.context.ready.load()) {

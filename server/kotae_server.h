@@ -7,8 +7,12 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "core/result.h"
+#include "server/api_keys.h"
 #include "server/http_server.h"
 #include "rag/answer_cache.h"
 #include "server/model_pool.h"
@@ -24,7 +28,10 @@ struct ServerOptions {
   std::size_t workers = 64;      // threads running handlers (most wait on batchers or a generator)
   std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
   std::size_t ingest_threads = 1;  // ingestion jobs run at once (each holds its collection's writer lock)
+  std::size_t conversations_per_tenant = 1000;  // kept for follow-up questions; a tenant's oldest go first
+  std::size_t finished_jobs_per_tenant = 1000;  // finished ingestion jobs GET /v1/jobs still shows
   std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant
+  std::vector<std::string> cors_origins;  // origins whose pages may call the API (server/origin_policy.h)
   rag::AnswerCacheOptions cache;
   double cache_ttl_s = 600;  // the flag's form of cache.ttl
 };
@@ -42,7 +49,12 @@ class KotaeServer {
 
  private:
   KotaeServer() = default;
+  // Before the body is read: where the request comes from, whether the caller is known, how large a
+  // body the route takes.
+  Admission admit(const HttpRequest& head);
   void handle(HttpRequest request, std::shared_ptr<Responder> responder);
+  // The caller's key, or the refusal (401, 403, 400 for a bad tenant header).
+  std::variant<const ApiKey*, HttpResponse> identify(const HttpRequest& request, Access access) const;
   // Sets the call's tenant from its API key; the refusal (401, 403, 429) when there is one.
   std::optional<HttpResponse> authenticate(Call& call, Access access);
 

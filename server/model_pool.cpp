@@ -43,8 +43,18 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   return pool;
 }
 
-Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model) {
-  if (auto it = embedders_.find(model); it != embedders_.end()) return &it->second;
+const ModelPool::Loaded* ModelPool::find(const std::string& model) const {
+  std::lock_guard lock(mutex_);
+  const auto it = embedders_.find(model);
+  return it == embedders_.end() ? nullptr : &it->second;  // entries are never removed: the pointer stays valid
+}
+
+Result<const ModelPool::Loaded*> ModelPool::load_embedder(const std::string& model) {
+  if (const auto* loaded = find(model)) return loaded;
+  // One load at a time (two requests must not load the same model twice), but without holding the map:
+  // /readyz and /metrics read it on the I/O threads and must never wait for a model to load.
+  std::lock_guard loading(load_mutex_);
+  if (const auto* loaded = find(model)) return loaded;
   if (model.empty() || model.find('/') != std::string::npos || model.starts_with(".")) {
     return make_error(ErrorCode::invalid_argument, "'" + model + "' is not a model name");
   }
@@ -77,19 +87,18 @@ Result<const ModelPool::Loaded*> ModelPool::load_locked(const std::string& model
   if (on_model_loaded_) entry.batcher->set_observer(on_model_loaded_(model, entry.model->provider()));
   entry.batched = std::make_shared<batch::BatchedEncoder>(entry.model, entry.batcher, batch::Priority::interactive);
   entry.bulk = std::make_shared<batch::BatchedEncoder>(entry.model, entry.batcher, batch::Priority::bulk);
+  std::lock_guard lock(mutex_);
   return &embedders_.emplace(model, std::move(entry)).first->second;
 }
 
 Result<std::shared_ptr<const Encoder>> ModelPool::encoder(const std::string& model) {
-  std::lock_guard lock(mutex_);  // held while loading: two requests must not load the same model twice
-  auto loaded = load_locked(model);
+  auto loaded = load_embedder(model);
   if (!loaded) return loaded.error();
   return (*loaded)->batched;
 }
 
 Result<std::shared_ptr<const Encoder>> ModelPool::bulk_encoder(const std::string& model) {
-  std::lock_guard lock(mutex_);
-  auto loaded = load_locked(model);
+  auto loaded = load_embedder(model);
   if (!loaded) return loaded.error();
   return (*loaded)->bulk;
 }

@@ -62,13 +62,15 @@ class ModelPool {
     std::shared_ptr<const Encoder> batched;
     std::shared_ptr<const Encoder> bulk;
   };
-  Result<const Loaded*> load_locked(const std::string& model);
+  const Loaded* find(const std::string& model) const;  // null: not loaded yet
+  Result<const Loaded*> load_embedder(const std::string& model);
 
   std::filesystem::path data_dir_;
   batch::BatchPolicy policy_;
   std::function<std::shared_ptr<batch::BatchObserver>(const std::string&, const std::string&)> on_model_loaded_;
   std::string default_embedder_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // guards embedders_, only while it is read or added to
+  std::mutex load_mutex_;     // held while a model loads
   std::map<std::string, Loaded> embedders_;
   std::unique_ptr<batch::BatchedReranker> cross_encoder_;
   std::unique_ptr<Reranker> embedding_reranker_;

@@ -84,6 +84,7 @@ Result<std::vector<FormPart>> parse_multipart(std::string_view body, std::string
     const auto next = body.find("\r\n" + delimiter, content);
     if (next == std::string_view::npos) return bad("a part without a closing boundary");
     part.body = body.substr(content, next - content);
+    if (parts.size() == kMaxFormParts) return bad("more than " + std::to_string(kMaxFormParts) + " parts");
     parts.push_back(std::move(part));
     at = next + 2;
   }

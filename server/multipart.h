@@ -20,7 +20,9 @@ struct FormPart {
 
 // The boundary of a "multipart/form-data; boundary=..." content type, or nullopt.
 std::optional<std::string> multipart_boundary(std::string_view content_type);
-// invalid_argument for a body that does not follow the format.
+inline constexpr std::size_t kMaxFormParts = 1024;
+
+// invalid_argument for a body that does not follow the format or has more than kMaxFormParts parts.
 Result<std::vector<FormPart>> parse_multipart(std::string_view body, std::string_view boundary);
 
 // A file name safe to store: the client's name without any directory part; rejected (with the reason)

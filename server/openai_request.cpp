@@ -22,9 +22,12 @@ std::string message_text(const nlohmann::json& message) {
   return text;
 }
 
-std::vector<ChatMessage> read_messages(const nlohmann::json& body) {
+std::vector<ChatMessage> read_messages(const nlohmann::json& body, const ApiLimits& limits) {
   const auto it = body.find("messages");
   if (it == body.end() || !it->is_array() || it->empty()) throw bad_request("'messages' must be a non-empty list");
+  if (it->size() > limits.max_messages) {
+    throw bad_request("'messages' has more than " + std::to_string(limits.max_messages) + " messages");
+  }
   std::vector<ChatMessage> messages;
   for (const auto& m : *it) {
     if (!m.is_object()) throw bad_request("each message must be an object with 'role' and 'content'");
@@ -33,7 +36,11 @@ std::vector<ChatMessage> read_messages(const nlohmann::json& body) {
     if (role != "system" && role != "user" && role != "assistant") {
       throw bad_request("message role '" + role + "' is not supported (system, user or assistant)");
     }
-    messages.push_back({role, message_text(m)});
+    auto text = message_text(m);
+    if (text.size() > limits.max_text_bytes) {
+      throw bad_request("a message is longer than " + std::to_string(limits.max_text_bytes) + " bytes");
+    }
+    messages.push_back({role, std::move(text)});
   }
   return messages;
 }
@@ -52,6 +59,9 @@ EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiL
   if (request.texts.empty()) throw bad_request("'input' is empty");
   for (const auto& t : request.texts) {
     if (t.empty()) throw bad_request("'input' holds an empty text");
+    if (t.size() > limits.max_text_bytes) {
+      throw bad_request("'input' holds a text longer than " + std::to_string(limits.max_text_bytes) + " bytes");
+    }
   }
   request.model = string_field(body, "model", default_model);
   const std::string format = string_field(body, "encoding_format", "float");
@@ -61,9 +71,9 @@ EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiL
   return request;
 }
 
-ChatRequest read_chat_request(const nlohmann::json& body) {
+ChatRequest read_chat_request(const nlohmann::json& body, const ApiLimits& limits) {
   ChatRequest request;
-  request.messages = read_messages(body);
+  request.messages = read_messages(body, limits);
   request.stream = bool_field(body, "stream", false);
   request.model = string_field(body, "model", "kotae");
   request.options = body;
@@ -71,6 +81,10 @@ ChatRequest read_chat_request(const nlohmann::json& body) {
     request.options["max_tokens"] = body["max_completion_tokens"];
   }
   request.grounded = body.contains("collection") && !body["collection"].is_null();
+  if (request.grounded && request.messages.back().role == "user" && request.messages.back().content.size() > limits.max_query_bytes) {
+    throw bad_request("the last user message is the question, and is longer than " + std::to_string(limits.max_query_bytes) +
+                      " bytes");
+  }
   return request;
 }
 

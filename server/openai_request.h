@@ -30,6 +30,8 @@ struct ChatRequest {
   bool grounded = false;  // names a "collection": answered from it, with citations
   nlohmann::json options;  // the body, with max_completion_tokens as max_tokens when that is unset
 };
-ChatRequest read_chat_request(const nlohmann::json& body);
+// At most limits.max_messages messages of limits.max_text_bytes each; a grounded chat's last user
+// message is its question and has the same limit as /v1/ask's (max_query_bytes).
+ChatRequest read_chat_request(const nlohmann::json& body, const ApiLimits& limits);
 
 }  // namespace kotae::server

@@ -12,6 +12,7 @@
 #include "server/ask_request.h"
 #include "server/json_body.h"
 #include "server/openai_request.h"
+#include "server/redaction.h"
 #include "server/server_context.h"
 
 namespace kotae::server {
@@ -65,7 +66,8 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
                    "this server has no generator for plain chat (start it with --model or --openai-url); name a "
                    "\"collection\" for a grounded answer, which the extractive back-end can give"};
   }
-  const auto options = answer_options(body, context.limits).generation;
+  auto options = answer_options(body, context.limits).generation;
+  options.cache_owner = call.tenant + "/chat";  // a client resends the history: KV reuse within the tenant only
   if (!stream) {
     auto generated = value_or_throw(generator->generate(messages, options));
     return call.responder->send(json_response(200, completion.whole(generated.text, generated.stats.finish_reason, generated.stats)));
@@ -99,7 +101,8 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
       conversation.turns.push_back({messages[i].content, messages[i + 1].content, {}});
     }
   }
-  const auto options = answer_options(body, context.limits);
+  auto options = answer_options(body, context.limits);
+  options.generation.cache_owner = call.tenant + "/chat";
   rag::AnswerPipeline pipeline(*collection->encoder, context.models->cross_encoder(),
                                requested_backends(body, context.models->backends()));
   auto kotae_part = [&](const rag::Answer& a) {
@@ -176,7 +179,8 @@ void add_openai_routes(Router& router, ServerContext& context) {
   router.add("GET", "/v1/models", [&context](Call& call) {
     nlohmann::json data = nlohmann::json::array();
     auto add = [&](const std::string& id, const std::string& kind) {
-      data.push_back({{"id", id}, {"object", "model"}, {"created", 0}, {"owned_by", "kotae"}, {"kind", kind}});
+      data.push_back({{"id", call.admin ? id : redact_locations(id)}, {"object", "model"}, {"created", 0},
+                      {"owned_by", "kotae"}, {"kind", kind}});
     };
     for (const auto& e : context.models->embedders()) add(e.model, "embedding");
     if (const auto* cross = context.models->cross_encoder()) add(cross->id(), "rerank");
@@ -187,7 +191,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
   });
 
   router.add("POST", "/v1/chat/completions", [&context](Call& call) {
-    const auto request = read_chat_request(parse_json_object(call.request));
+    const auto request = read_chat_request(parse_json_object(call.request), context.limits);
     Completion completion;
     completion.model = request.model;
     if (request.grounded) return grounded_chat(call, context, request.options, request.messages, request.stream, completion);

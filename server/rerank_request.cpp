@@ -6,7 +6,8 @@
 namespace kotae::server {
 namespace {
 
-std::vector<std::string> passages(const nlohmann::json& list, const char* name, std::size_t max_items) {
+std::vector<std::string> passages(const nlohmann::json& list, const char* name, const ApiLimits& limits) {
+  const std::size_t max_items = limits.max_rerank_documents;
   if (!list.is_array()) throw bad_request(std::string("'") + name + "' must be a list");
   if (list.empty()) throw bad_request(std::string("'") + name + "' is empty");
   if (list.size() > max_items) throw bad_request(std::string("'") + name + "' has more than " + std::to_string(max_items) + " items");
@@ -19,6 +20,9 @@ std::vector<std::string> passages(const nlohmann::json& list, const char* name, 
     } else {
       throw bad_request(std::string("each of '") + name + "' must be a string (or an object with \"text\")");
     }
+    if (out.back().size() > limits.max_text_bytes) {
+      throw bad_request(std::string("'") + name + "' holds a text longer than " + std::to_string(limits.max_text_bytes) + " bytes");
+    }
   }
   return out;
 }
@@ -30,7 +34,7 @@ RerankRequest read_rerank_request(const nlohmann::json& body, const ApiLimits& l
   request.query = query_text(body, "query", limits);
   request.tei = body.contains("texts") && !body["texts"].is_null();
   request.texts = passages(request.tei ? body["texts"] : body.value("documents", nlohmann::json()),
-                           request.tei ? "texts" : "documents", limits.max_rerank_documents);
+                           request.tei ? "texts" : "documents", limits);
   request.top_n = static_cast<std::size_t>(integer_field(body, "top_n", static_cast<long long>(request.texts.size()), 1, 1000000));
   request.return_text = bool_field(body, request.tei ? "return_text" : "return_documents", false);
   return request;

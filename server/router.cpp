@@ -39,13 +39,18 @@ void Router::add(std::string method, std::string pattern, Handler handler, Route
   routes_.push_back({std::move(method), std::move(pattern), std::move(segments), std::move(handler), options});
 }
 
-Router::Match Router::match(HttpRequest& request) const {
+Router::Match Router::match(HttpRequest& request) const { return match(request.method, request.path, &request.path_params); }
+
+Router::Match Router::match(const std::string& method, const std::string& path) const { return match(method, path, nullptr); }
+
+Router::Match Router::match(const std::string& method, const std::string& request_path,
+                            std::map<std::string, std::string>* params) const {
   Match result;
-  const auto path = split_path(request.path);
+  const auto path = split_path(request_path);
   for (const auto& route : routes_) {
     if (!matches(route.segments, path, nullptr)) continue;
-    if (route.method == request.method) {
-      matches(route.segments, path, &request.path_params);
+    if (route.method == method) {
+      if (params) matches(route.segments, path, params);
       result.handler = &route.handler;
       result.options = route.options;
       result.pattern = route.pattern;

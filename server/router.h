@@ -3,10 +3,12 @@
 // "/v1/collections/{name}/documents"; a {name} matches one non-empty segment.
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "server/api_keys.h"  // TenantQuota
 #include "server/http_message.h"
 
 namespace kotae::server {
@@ -17,6 +19,7 @@ struct Call {
   std::shared_ptr<Responder> responder;
   std::string tenant;
   bool admin = false;
+  TenantQuota quota;  // the caller's key's; none in open mode
 };
 
 using Handler = std::function<void(Call& call)>;
@@ -28,6 +31,7 @@ enum class Access { open, tenant, admin };
 struct RouteOptions {
   bool quick = false;  // answered on the I/O thread (cheap, never blocks); else on the work pool
   Access access = Access::tenant;
+  bool upload = false;  // takes a multipart upload (up to --max-body-bytes); else a JSON body (--max-json-bytes)
 };
 
 class Router {
@@ -43,8 +47,11 @@ class Router {
   };
   // Fills request.path_params on a match.
   Match match(HttpRequest& request) const;
+  // The same without taking the path's parameters (deciding on a request before its body is read).
+  Match match(const std::string& method, const std::string& path) const;
 
  private:
+  Match match(const std::string& method, const std::string& path, std::map<std::string, std::string>* params) const;
   struct Route {
     std::string method;
     std::string pattern;

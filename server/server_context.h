@@ -22,7 +22,7 @@ namespace kotae::server {
 struct ServerContext {
   std::unique_ptr<ModelPool> models;             // set once, before `ready`
   std::unique_ptr<CollectionRegistry> collections;
-  ConversationStore conversations;
+  std::unique_ptr<ConversationStore> conversations;  // set at start
   std::unique_ptr<IngestJobs> jobs;
   std::unique_ptr<rag::AnswerCache> answer_cache;
   ServerMetrics metrics;

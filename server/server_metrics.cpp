@@ -1,5 +1,8 @@
 #include "server/server_metrics.h"
 
+#include <algorithm>
+#include <array>
+
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
@@ -75,10 +78,15 @@ ServerMetrics::~ServerMetrics() = default;
 
 void ServerMetrics::request_done(const std::string& method, const std::string& route, int status, double seconds) {
   auto& s = *state_;
-  const std::string endpoint = method + " " + route;
+  // Every label value comes from a fixed set, whatever the client sends: a stranger cannot grow the
+  // exposition (and the server's memory) one made-up method or status at a time.
+  static const std::array<std::string, 6> kMethods = {"GET", "POST", "DELETE", "PUT", "HEAD", "OPTIONS"};
+  const bool known = std::find(kMethods.begin(), kMethods.end(), method) != kMethods.end();
+  const std::string endpoint = (known ? method : std::string("OTHER")) + " " + route;
+  const std::string status_class = std::to_string(std::clamp(status / 100, 1, 5)) + "xx";
   s.request_seconds.Add({{"endpoint", endpoint}}, latency_buckets()).Observe(seconds);
-  s.requests.Add({{"endpoint", endpoint}, {"code", std::to_string(status)}}).Increment();
-  if (status >= 400) s.errors.Add({{"endpoint", endpoint}, {"class", status >= 500 ? "5xx" : "4xx"}}).Increment();
+  s.requests.Add({{"endpoint", endpoint}, {"status", status_class}}).Increment();
+  if (status >= 400) s.errors.Add({{"endpoint", endpoint}, {"class", status_class}}).Increment();
 }
 
 void ServerMetrics::answer(const rag::Answer& a, bool cached) {

@@ -18,7 +18,8 @@ class ServerMetrics {
   ServerMetrics();
   ~ServerMetrics();
 
-  // `route` is the endpoint's pattern ("/v1/collections/{name}"), so labels stay few.
+  // `route` is the endpoint's pattern ("/v1/collections/{name}") or "unmatched", never a raw path; the
+  // method is one of the HTTP methods the API knows or OTHER; the status is counted by class (2xx ...).
   void request_done(const std::string& method, const std::string& route, int status, double seconds);
   void answer(const rag::Answer& answer, bool cached);
   void search(const search::SearchResult& result);

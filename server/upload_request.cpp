@@ -1,5 +1,7 @@
 #include "server/upload_request.h"
 
+#include <unordered_set>
+
 #include "server/api_error.h"
 #include "server/multipart.h"
 #include "text/loaders/loader.h"
@@ -14,6 +16,7 @@ std::vector<UploadedFile> read_upload(const HttpRequest& request) {
   auto parts = parse_multipart(request.body, *boundary);
   if (!parts) throw from_error(parts.error());
   std::vector<UploadedFile> files;
+  std::unordered_set<std::string> names;  // a repeated name is found in one pass, however many files
   for (const auto& part : *parts) {
     if (part.filename.empty()) continue;  // a plain form field
     auto name = safe_filename(part.filename);
@@ -22,8 +25,9 @@ std::vector<UploadedFile> read_upload(const HttpRequest& request) {
       throw ApiError{415, "unsupported_file_type",
                      "'" + *name + "' is not a supported document (.pdf, .html, .htm, .xhtml, .md, .markdown, .txt, .text, .docx)"};
     }
-    for (const auto& seen : files) {
-      if (seen.name == *name) throw bad_request("'" + *name + "' is uploaded twice");
+    if (!names.insert(*name).second) throw bad_request("'" + *name + "' is uploaded twice");
+    if (files.size() == kMaxUploadFiles) {
+      throw bad_request("an upload holds at most " + std::to_string(kMaxUploadFiles) + " files: send the rest in another");
     }
     files.push_back({std::move(*name), part.body});
   }

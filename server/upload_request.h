@@ -11,6 +11,8 @@
 
 namespace kotae::server {
 
+inline constexpr std::size_t kMaxUploadFiles = 256;
+
 struct UploadedFile {
   std::string name;       // safe to store (safe_filename), with a supported extension
   std::string_view body;  // points into the request's body

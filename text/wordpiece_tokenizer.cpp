@@ -214,8 +214,20 @@ Encoding WordPieceTokenizer::tokenize(std::string_view input) const {
   return out;
 }
 
+Encoding WordPieceTokenizer::tokenize_prefix(std::string_view text, std::size_t needed) const {
+  // A prefix cut at white space tokenizes as the start of the whole text does (words never span white
+  // space), so grow one until it holds enough tokens.
+  for (std::size_t bytes = std::max<std::size_t>(needed * 8, 1024); bytes < text.size(); bytes *= 4) {
+    const std::size_t cut = text.find_first_of(" \t\r\n", bytes);
+    if (cut == std::string_view::npos) break;
+    Encoding prefix = tokenize(text.substr(0, cut));
+    if (prefix.ids.size() >= needed) return prefix;
+  }
+  return tokenize(text);
+}
+
 Encoding WordPieceTokenizer::encode(std::string_view text, std::size_t max_length) const {
-  const Encoding tokens = tokenize(text);
+  const Encoding tokens = max_length > 0 ? tokenize_prefix(text, max_length) : tokenize(text);
   std::size_t keep = tokens.size();
   if (max_length > 0) keep = std::min(keep, max_length > 2 ? max_length - 2 : 0);
   Encoding out;

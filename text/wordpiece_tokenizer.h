@@ -61,6 +61,9 @@ class WordPieceTokenizer {
 
   // Token ids of the text alone: no special tokens, no truncation (used to count tokens).
   Encoding tokenize(std::string_view text) const;
+  // At least the first `needed` tokens of the text (all of them when it has fewer), from only about the
+  // bytes they come from: a long text is cut before it is tokenized, not after.
+  Encoding tokenize_prefix(std::string_view text, std::size_t needed) const;
 
   std::size_t vocab_size() const { return vocab_.size(); }
   std::int32_t pad_id() const { return pad_id_; }

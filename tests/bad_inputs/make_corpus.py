@@ -334,8 +334,8 @@ def cases():
     upload("md_huge_line_ampersands", "huge_line", b"&" * 20000 + b" quokka\n", "ampersands.md", indexed,
            note="each '&' looked for its ';' to the end of the line (quadratic); now within 34 bytes")
     http("json_huge_query_line", "huge_line", json.dumps({"collection": "faq", "query": "lighthouse " * 200000, "k": 3}).encode(),
-         error(400, "invalid_request", "longer"),
-         note="a 2 MB query: refused by the server's query length limit")
+         error(413, "payload_too_large", "limit"),
+         note="a 2 MB query: a JSON body over --max-json-bytes (1 MiB) is refused before it is read")
 
     # --- Deeply nested HTML, Markdown and JSON -------------------------------------------------
     upload("html_nested_100k_divs", "deep_nesting", b"<html><body>" + b"<div>" * 100000 + b"text" + b"</div>" * 100000
@@ -344,12 +344,12 @@ def cases():
            failed("max_depth"))
     upload("md_nested_blockquotes", "deep_nesting", b">" * 100000 + b" quote about quokkas\n", "quotes.md", indexed)
     upload("md_nested_lists", "deep_nesting", b"".join(b"  " * i + b"- item\n" for i in range(3000)), "lists.md", indexed)
-    http("json_nested_100k_arrays", "deep_nesting", b"[" * 100000 + b"]" * 100000, error(400, "invalid_request", "object"))
+    http("json_nested_100k_arrays", "deep_nesting", b"[" * 100000 + b"]" * 100000, error(400, "invalid_request", "nested"))
     http("json_nested_100k_objects", "deep_nesting", b'{"a":' * 100000 + b"1" + b"}" * 100000,
          error(400, "invalid_request"))
     http("json_nested_in_filters", "deep_nesting",
          b'{"collection": "faq", "query": "x", "filters": ' + b"[" * 100000 + b"]" * 100000 + b"}",
-         error(400, "invalid_request", "filters"))
+         error(400, "invalid_request", "nested"))
     http("json_unclosed_100k_arrays", "deep_nesting", b"[" * 100000, error(400, "invalid_request", "JSON"))
     http("json_nested_embeddings_input", "deep_nesting", b'{"input": ' + b"[" * 50000 + b"]" * 50000 + b"}",
          error(400, "invalid_request"), path="/v1/embeddings")
@@ -367,10 +367,11 @@ def cases():
     # --- Wrong content types -------------------------------------------------------------------
     http("ct_multipart_to_json_endpoint", "content_type", search_body(),
          error(415, "unsupported_media_type"), content_type="multipart/form-data; boundary=x")
-    http("ct_text_plain_not_json", "content_type", b"lighthouse quokka", error(400, "invalid_request", "JSON"),
+    http("ct_text_plain_not_json", "content_type", b"lighthouse quokka", error(415, "unsupported_media_type", "application/json"),
          content_type="text/plain")
-    http("ct_text_plain_with_json", "content_type", search_body(), {"status": 200}, content_type="text/plain",
-         note="any declared type but multipart is read as JSON (curl -d sends form-urlencoded): documented")
+    http("ct_text_plain_with_json", "content_type", search_body(), error(415, "unsupported_media_type", "application/json"),
+         content_type="text/plain",
+         note="a web page may post text/plain anywhere without a CORS preflight: only declared JSON is read")
     upload_body = multipart([(b'Content-Disposition: form-data; name="files"; filename="a.txt"', GOOD_TEXT.encode())])
     http("ct_upload_as_json", "content_type", b'{"files": ["a.txt"]}', error(415, "unsupported_media_type", "multipart"),
          path=UPLOAD_PATH)

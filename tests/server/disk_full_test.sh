@@ -71,7 +71,7 @@ for _ in $(seq 1 600); do
 done
 [[ -n $port ]] || fail "the server did not start"
 api=http://127.0.0.1:$port
-curl -sf -X POST "$api/v1/collections" -d '{"name": "served"}' >/dev/null
+curl -sf -X POST "$api/v1/collections" -H 'Content-Type: application/json' -d '{"name": "served"}' >/dev/null
 upload() {  # file → job id, or the error response
   curl -s -w '\n%{http_code}' -F "files=@$1" "$api/v1/collections/served/documents"
 }
@@ -85,7 +85,7 @@ wait_job() {  # job id → final job JSON
   fail "job $1 did not finish"
 }
 served_hits() {
-  curl -sf "$api/v1/search" -d "{\"collection\": \"served\", \"query\": \"$1\", \"k\": 5}" | jq '.hits | length'
+  curl -sf "$api/v1/search" -H 'Content-Type: application/json' -d "{\"collection\": \"served\", \"query\": \"$1\", \"k\": 5}" | jq '.hits | length'
 }
 reply=$(upload "$faq/pkg-basics.en.html")
 [[ $(tail -1 <<<"$reply") == 202 ]] || fail "first upload: $reply"

@@ -5,7 +5,7 @@ add_test(NAME ServerFixture.IndexFaq
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/make_server_data.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(ServerFixture.IndexFaq PROPERTIES FIXTURES_SETUP server_data TIMEOUT 300)
 
-kotae_test(server_tests SOURCES server/server_test.cpp LIBS kotae_model nlohmann_json::nlohmann_json
+kotae_test(server_tests SOURCES server/server_test.cpp server/tenant_isolation_test.cpp LIBS kotae_model nlohmann_json::nlohmann_json
            PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
 target_compile_definitions(server_tests PRIVATE KOTAE_BINARY="$<TARGET_FILE:kotae>"
                                                 KOTAE_SERVER_DATA="${KOTAE_SERVER_TEST_DATA}")
@@ -49,3 +49,14 @@ set_tests_properties(ServerTest.BadInputsGetClearErrorsAndNoCrash PROPERTIES FIX
 # calibration). Alone on the machine: it loads the server to 70% of the capacity it measures.
 add_test(NAME Soak.TwoMinutes COMMAND bash ${PROJECT_SOURCE_DIR}/bench/soak --minutes 2 --binary $<TARGET_FILE:kotae>)
 set_tests_properties(Soak.TwoMinutes PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE LABELS soak)
+
+# Hostile clients (tests/server/hostile_clients_test.py): attacks on the real server over sockets, by
+# group: bodies that crashed or stalled it, requests refused before their body is read, connection caps
+# and EMFILE, metric labels, open mode on a laptop (Host, Origin, CORS, keys files), input sizes, deleting
+# collections and loading models, uploads (parts, files, per-tenant quotas).
+foreach(group bodies before_body connections metrics open_mode sizes lifecycle uploads)
+  add_test(NAME HostileClients.${group}
+           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/hostile_clients_test.py $<TARGET_FILE:kotae>
+                   ${KOTAE_SERVER_TEST_DATA} ${group})
+  set_tests_properties(HostileClients.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+endforeach()

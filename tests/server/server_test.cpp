@@ -429,7 +429,7 @@ TEST_F(ServerTest, MetricsPassPromtoolAndCountWhatHappened) {
   const auto& text = reply.body;
   for (const char* expected : {R"(kotae_stage_seconds_count{stage="end_to_end"} 1)", R"(kotae_stage_seconds_count{stage="embed"})",
                                R"(kotae_stage_seconds_count{stage="rerank"})", R"(kotae_stage_seconds_count{stage="generate"} 1)",
-                               R"(kotae_requests_total{code="200",endpoint="POST /v1/ask"} 1)",
+                               R"(kotae_requests_total{endpoint="POST /v1/ask",status="2xx"} 1)",
                                R"(kotae_errors_total{class="4xx",endpoint="GET unmatched"} 1)",
                                R"(kotae_model_info{model="all-minilm-l6-v2",provider="CPUExecutionProvider"} 1)",
                                "kotae_batch_size_bucket", "kotae_batch_queue_depth", "kotae_work_queue",

@@ -1,5 +1,7 @@
 #include "support/http_client.h"
 
+#include <strings.h>
+
 #include <curl/curl.h>
 
 #include <algorithm>
@@ -79,7 +81,14 @@ HttpReply perform(const std::string& method, const std::string& url, const std::
 
 HttpReply http_request(const std::string& method, const std::string& url, const std::string& body,
                        const std::vector<std::string>& headers, long timeout_s) {
-  return perform(method, url, body, headers, timeout_s, nullptr);
+  // A body is JSON unless the caller says otherwise (the server refuses undeclared JSON).
+  const bool typed = std::any_of(headers.begin(), headers.end(), [](const std::string& h) {
+    return h.size() >= 13 && strncasecmp(h.c_str(), "content-type:", 13) == 0;
+  });
+  if (body.empty() || typed) return perform(method, url, body, headers, timeout_s, nullptr);
+  std::vector<std::string> with_type = headers;
+  with_type.push_back("Content-Type: application/json");
+  return perform(method, url, body, with_type, timeout_s, nullptr);
 }
 
 HttpReply http_request_watching(const std::string& method, const std::string& url, const std::string& body,

@@ -65,6 +65,25 @@ TEST_F(WordPieceTokenizerTest, TruncatesSingleTextsToMaxLength) {
   EXPECT_EQ(e.ids.back(), 102);
 }
 
+// A long text is cut before it is tokenized: the tokens of the cut agree with those of the whole text
+// cut after tokenizing, whatever the text's words and spacing (a 64 KiB input costs what 256 tokens do).
+TEST_F(WordPieceTokenizerTest, TruncationBeforeTokenizingKeepsTheSameTokens) {
+  std::string text;
+  const char* words[] = {"Lighthouse", "keepers", "Café", "naïve", "東京", "tokenization", "\t", "\n\n", "x", "[MASK]", "   "};
+  for (int i = 0; i < 12000; ++i) text += std::string(words[(i * 7) % 11]) + ((i % 5) ? " " : "  ");
+  for (const std::size_t max_length : {8u, 128u, 256u, 512u, 4000u}) {
+    const Encoding cut = tokenizer_->encode(text, max_length);
+    const Encoding whole = tokenizer_->tokenize(text);
+    ASSERT_EQ(cut.size(), std::min(max_length, whole.size() + 2));
+    for (std::size_t i = 1; i + 1 < cut.size(); ++i) {
+      ASSERT_EQ(cut.ids[i], whole.ids[i - 1]) << "token " << i << " at max_length " << max_length;
+      ASSERT_EQ(cut.offsets[i], whole.offsets[i - 1]) << "token " << i << " at max_length " << max_length;
+    }
+  }
+  const Encoding one_word = tokenizer_->encode(std::string(70000, 'a'), 256);  // no white space to cut at
+  EXPECT_EQ(one_word.size(), 3u);
+}
+
 TEST_F(WordPieceTokenizerTest, PairTruncationShortensTheLongerTextFirst) {
   // 2 + 10 words, budget 10 - 3 = 7: the short text keeps 2, the long one 5.
   const Encoding e = tokenizer_->encode_pair("short text", "a b c d e f g h i j", 10);
