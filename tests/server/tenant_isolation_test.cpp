@@ -27,7 +27,12 @@ namespace fs = std::filesystem;
 
 class TenantIsolationTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
+  // A failure while preparing fails every test (an ASSERT in SetUpTestSuite would only skip them).
+  static void SetUpTestSuite() { setup_error_ = new std::string(prepare()); }
+  void SetUp() override {
+    if (!setup_error_->empty()) FAIL() << *setup_error_;
+  }
+  static std::string prepare() {
     dir_ = new fs::path(fs::temp_directory_path() / ("kotae-tenant-isolation-" + std::to_string(::getpid())));
     fs::remove_all(*dir_);
     fs::create_directories(*dir_);
@@ -36,26 +41,28 @@ class TenantIsolationTest : public ::testing::Test {
                                     {{"name", "ops"}, {"admin", true}, {"sha256", sha256_hex("key-admin")}}})}};
     std::ofstream(*dir_ / "keys.json") << keys.dump();
     const auto data = *dir_ / "data";
-    ASSERT_TRUE(link_installed_model(kDefaultEmbeddingModel, models_dir(data)));
-    ASSERT_TRUE(write_tiny_llama_gguf(*dir_ / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}));
+    if (!link_installed_model(kDefaultEmbeddingModel, models_dir(data))) return "cannot link the default embedder";
+    if (!write_tiny_llama_gguf(*dir_ / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true})) return "no tiny GGUF";
     const auto added = run_command(std::string(KOTAE_BINARY) + " model add " + (*dir_ / "tiny-chat.gguf").string() +
                                        " --name tiny-chat --data " + data.string(),
                                    *dir_ / "add.err");
-    ASSERT_EQ(added.exit_code, 0) << added.err;
+    if (added.exit_code != 0) return "kotae model add: " + added.err;
     server_ = new KotaeServerProcess(
         KOTAE_BINARY,
         {"--data", data.string(), "--api-keys", (*dir_ / "keys.json").string(), "--model", "tiny-chat", "--context", "4096",
-         "--threads", "1", "--openai-url", "http://127.0.0.1:9/v1", "--backend", "llama,openai,extractive",
-         "--conversations-per-tenant", "3", "--finished-jobs-per-tenant", "2"},
+         "--threads", "1", "--openai-url", "http://127.0.0.1:9/v1", "--backend", "llama", "--backend", "openai",
+         "--backend", "extractive", "--conversations-per-tenant", "3", "--finished-jobs-per-tenant", "2"},
         *dir_ / "server.log");
-    ASSERT_EQ(server_->error(), "");
+    if (!server_->error().empty()) return server_->error();
     for (const char* key : {"key-a", "key-b"}) {
-      ASSERT_EQ(call("POST", "/v1/collections", key, {{"name", "docs"}}).status, 201);
-      ASSERT_EQ(job_state(key, upload(key, "notes.md", "The lighthouse keeper writes the weather in a blue notebook.\n")),
-                "succeeded");
+      if (call("POST", "/v1/collections", key, {{"name", "docs"}}).status != 201) return "cannot create a collection";
+      const auto state = job_state(key, upload(key, "notes.md", "The lighthouse keeper writes the weather in a blue notebook.\n"));
+      if (state != "succeeded") return "the upload's job ended " + state;
     }
+    return "";
   }
   static void TearDownTestSuite() {
+    delete setup_error_;
     delete server_;
     fs::remove_all(*dir_);
     delete dir_;
@@ -90,6 +97,7 @@ class TenantIsolationTest : public ::testing::Test {
     return reply.status == 200 ? json::parse(reply.body) : json::object();
   }
 
+  static inline std::string* setup_error_ = nullptr;
   static inline fs::path* dir_ = nullptr;
   static inline KotaeServerProcess* server_ = nullptr;
 };
