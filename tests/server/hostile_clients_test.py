@@ -306,13 +306,17 @@ def sizes(checks, server, work):
     alive(checks, server, "sizes")
 
 
+def multipart(files):
+    body = b""
+    for name, text in files:
+        body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="' + name.encode() +
+                 b'"\r\nContent-Type: text/markdown\r\n\r\n' + text + b"\r\n")
+    return body + b"--kb--\r\n"
+
+
 def upload(port, collection, files, headers=None):
     """A multipart upload of {name: text}; returns the job id."""
-    body = b""
-    for name, text in files.items():
-        body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="' + name.encode() +
-                 b'"\r\nContent-Type: text/markdown\r\n\r\n' + text.encode() + b"\r\n")
-    body += b"--kb--\r\n"
+    body = multipart([(name, text.encode()) for name, text in files.items()])
     status, answer, _ = request(port, "POST", "/v1/collections/%s/documents" % collection, body,
                                 dict({"Content-Type": "multipart/form-data; boundary=kb"}, **(headers or {})))
     assert status == 202, (status, answer)
@@ -327,14 +331,6 @@ def wait_job(port, job, timeout=120):
             return answer
         time.sleep(0.05)
     return None
-
-
-def multipart(files):
-    body = b""
-    for name, text in files:
-        body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="' + name.encode() +
-                 b'"\r\nContent-Type: text/markdown\r\n\r\n' + text + b"\r\n")
-    return body + b"--kb--\r\n"
 
 
 def uploads(checks, server, work):
