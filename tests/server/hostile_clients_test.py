@@ -436,7 +436,9 @@ def lifecycle(checks, server, work):
         time.sleep(0.01)
     load_seconds = time.time() - start
     checks.check("collection with a new embedder: 201", created.get("status") == 201, created)
-    checks.check("/readyz answers while the embedder loads", answered >= 3 and slowest < load_seconds / 2,
+    # Not a timing target: a blocked /readyz is held for the whole load (before the fix: 2 answers, one
+    # held 0.24 s of a 0.26 s load); a load is never so short that two 10 ms polls do not fit in it.
+    checks.check("/readyz answers while the embedder loads", answered >= 2 and slowest < load_seconds / 2,
                  "%d answers during a %.2f s load, slowest %.3f s" % (answered, load_seconds, slowest))
     alive(checks, server, "lifecycle")
 
