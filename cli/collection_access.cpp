@@ -41,10 +41,24 @@ void tell_of_rebuild(const store::Collection& collection, const std::string& nam
 
 }  // namespace
 
+Result<store::WriterLock> lock_for_writing(const fs::path& dir, const std::string& name, std::string_view doing,
+                                           std::chrono::seconds wait) {
+  auto now = store::WriterLock::acquire(dir, doing, std::chrono::milliseconds(0));
+  if (now || now.error().code != ErrorCode::overloaded || wait.count() == 0) return now;
+  std::fprintf(stderr, "kotae: collection '%s' is being written by another process (%s); waiting up to %lld s\n",
+               name.c_str(), store::WriterLock::holder(dir).c_str(), static_cast<long long>(wait.count()));
+  return store::WriterLock::acquire(dir, doing, wait);
+}
+
 Result<OpenCollection> open_for_indexing(const fs::path& data_dir, const std::string& name, const std::string& model,
-                                         std::size_t chunk_tokens, std::size_t overlap_tokens) {
+                                         std::size_t chunk_tokens, std::size_t overlap_tokens, std::chrono::seconds wait) {
   auto dir = collection_dir(data_dir, name);
   if (!dir) return dir.error();
+  std::error_code created;
+  fs::create_directories(*dir, created);
+  if (created) return make_error(ErrorCode::io, "cannot create " + dir->string() + ": " + created.message());
+  auto lock = lock_for_writing(*dir, name, "kotae index", wait);
+  if (!lock) return lock.error();
   std::string model_name = model;
   if (model_name.empty()) {
     // An existing collection keeps its embedder; a new one gets the default.
@@ -61,7 +75,7 @@ Result<OpenCollection> open_for_indexing(const fs::path& data_dir, const std::st
   auto collection = store::Collection::open_or_create(*dir, info);
   if (!collection) return collection.error();
   tell_of_rebuild(**collection, name);
-  return OpenCollection{std::move(*collection), std::move(*encoder)};
+  return OpenCollection{std::move(*lock), std::move(*collection), std::move(*encoder)};
 }
 
 Result<OpenCollection> open_for_search(const fs::path& data_dir, const std::string& name, bool with_encoder) {
@@ -73,7 +87,7 @@ Result<OpenCollection> open_for_search(const fs::path& data_dir, const std::stri
   auto collection = store::Collection::open(*dir);
   if (!collection) return collection.error();
   tell_of_rebuild(**collection, name);
-  OpenCollection open{std::move(*collection), nullptr};
+  OpenCollection open{std::nullopt, std::move(*collection), nullptr};
   if (with_encoder) {
     auto encoder = load_encoder(data_dir, model_of(open.collection->info().embedder_id));
     if (!encoder) return encoder.error();

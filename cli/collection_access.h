@@ -3,18 +3,22 @@
 // DATA/collections/NAME; a collection's embedding model is the one that built it (its id names the
 // model folder in DATA/models).
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "core/result.h"
 #include "model/cross_encoder.h"
 #include "model/sentence_encoder.h"
 #include "store/collection.h"
+#include "store/writer_lock.h"
 
 namespace kotae::cli {
 
 struct OpenCollection {
+  std::optional<store::WriterLock> lock;  // held by writers; declared first, so released last
   std::unique_ptr<store::Collection> collection;
   std::unique_ptr<Encoder> encoder;
 };
@@ -22,10 +26,15 @@ struct OpenCollection {
 // Letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters.
 Result<std::filesystem::path> collection_dir(const std::filesystem::path& data_dir, const std::string& name);
 
-// For writing: creates the collection with `model` (the default embedder when empty) and the chunking
-// settings, or opens it; a `model` other than the one that built it is an error.
+// For writing: takes the collection's writer lock (waiting up to `wait` for another process that
+// holds it, and saying so), then creates the collection with `model` (the default embedder when
+// empty) and the chunking settings, or opens it; a `model` other than the one that built it is an error.
 Result<OpenCollection> open_for_indexing(const std::filesystem::path& data_dir, const std::string& name,
-                                         const std::string& model, std::size_t chunk_tokens, std::size_t overlap_tokens);
+                                         const std::string& model, std::size_t chunk_tokens, std::size_t overlap_tokens,
+                                         std::chrono::seconds wait);
+// The writer lock of an existing collection, as open_for_indexing takes it.
+Result<store::WriterLock> lock_for_writing(const std::filesystem::path& dir, const std::string& name,
+                                           std::string_view doing, std::chrono::seconds wait);
 // For searching: the collection must exist; its own embedder is loaded unless `with_encoder` is false.
 Result<OpenCollection> open_for_search(const std::filesystem::path& data_dir, const std::string& name,
                                        bool with_encoder = true);

@@ -23,11 +23,12 @@ int run_index(const IndexOptions& options) {
   rag::IngestOptions ingest;
   if (options.chunk_tokens) ingest.chunking.max_tokens = options.chunk_tokens;
   if (options.overlap_given) ingest.chunking.overlap_tokens = options.overlap_tokens;
+  ingest.max_seconds_per_file = options.max_seconds_per_file;
 
   auto files = rag::select_files(options.paths, {options.include, options.exclude});
   if (!files) return report_error(files.error());
   auto open = open_for_indexing(options.data_dir, options.collection, options.model, ingest.chunking.max_tokens,
-                                ingest.chunking.overlap_tokens);
+                                ingest.chunking.overlap_tokens, std::chrono::seconds(options.wait_s));
   if (!open) return report_error(open.error());
 
   rag::Ingester ingester(*open->collection, *open->encoder, ingest);
@@ -85,6 +86,8 @@ int run_index(const IndexOptions& options) {
 int run_remove(const RemoveOptions& options) {
   auto open = open_for_search(options.data_dir, options.collection, /*with_encoder=*/false);
   if (!open) return report_error(open.error());
+  auto lock = lock_for_writing(open->collection->dir(), options.collection, "kotae remove", std::chrono::seconds(options.wait_s));
+  if (!lock) return report_error(lock.error());
   int missing = 0;
   for (const auto& given : options.documents) {
     // Files are indexed by absolute path; names (eval corpora, uploads) as given.

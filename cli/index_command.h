@@ -19,6 +19,8 @@ struct IndexOptions {
   std::size_t overlap_tokens = 0;
   bool overlap_given = false;
   bool json = false;
+  double max_seconds_per_file = 0;  // 0: no time budget
+  int wait_s = 60;                  // for another process writing the collection
 };
 
 int run_index(const IndexOptions& options);
@@ -27,6 +29,7 @@ struct RemoveOptions {
   std::filesystem::path data_dir;
   std::string collection;
   std::vector<std::string> documents;  // paths as indexed (relative paths are made absolute)
+  int wait_s = 60;                     // for another process writing the collection
 };
 
 // `kotae remove DOCUMENT... --collection NAME`: deletes documents from the collection everywhere.

@@ -50,11 +50,18 @@ int main(int argc, char** argv) {
   index_cmd->add_option("--chunk-tokens", index.chunk_tokens, "tokens per chunk")->check(CLI::Range(16, 8192));
   auto* overlap = index_cmd->add_option("--overlap", index.overlap_tokens, "tokens shared by neighbouring chunks");
   index_cmd->add_flag("--json", index.json, "one JSON line per file, then a summary line");
+  index_cmd->add_option("--max-seconds-per-file", index.max_seconds_per_file,
+                        "a file still loading or embedding after this long fails and the run goes on (0: no limit)")
+      ->check(CLI::Range(0.0, 86400.0));
+  index_cmd->add_option("--wait", index.wait_s, "seconds to wait for another process writing the collection")
+      ->capture_default_str()->check(CLI::Range(0, 86400));
 
   kotae::cli::RemoveOptions remove;
   auto* remove_cmd = app.add_subcommand("remove", "delete documents from a collection");
   remove_cmd->add_option("documents", remove.documents, "document paths (or names) as indexed")->required();
   remove_cmd->add_option("--collection,-c", remove.collection, "collection name")->required();
+  remove_cmd->add_option("--wait", remove.wait_s, "seconds to wait for another process writing the collection")
+      ->capture_default_str()->check(CLI::Range(0, 86400));
 
   kotae::cli::SearchCommandOptions search;
   auto* search_cmd = app.add_subcommand("search", "the best chunks of a collection for a query");

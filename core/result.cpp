@@ -12,6 +12,7 @@ const char* to_string(ErrorCode code) {
     case ErrorCode::model: return "model";
     case ErrorCode::unsupported: return "unsupported";
     case ErrorCode::overloaded: return "overloaded";
+    case ErrorCode::stopped: return "stopped";
     case ErrorCode::internal: return "internal";
   }
   return "internal";

@@ -17,6 +17,7 @@ enum class ErrorCode {
   model,             // a model that cannot be loaded or run
   unsupported,       // a valid request for something this build cannot do
   overloaded,        // a bounded queue is full; retry later
+  stopped,           // long work ended early: cancelled, or past its time budget
   internal,          // a third-party library failed unexpectedly
 };
 

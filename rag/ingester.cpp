@@ -16,6 +16,10 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
+// Chunks embedded between two checks of a file's stop (a cancel or its time budget): under two
+// seconds of 256-token chunks on two cores, and enough to fill the encoder's batches.
+constexpr std::size_t kChunksPerStopCheck = 16;
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -134,9 +138,8 @@ Result<FileReport> Ingester::ingest_file(const fs::path& file, const IngestCallb
     return report;
   }
 
-  const auto load_start = Clock::now();
-  auto document = text::load_document_bytes(*bytes, text::document_format(file), options_.limits);
-  stages_.load += seconds_since(load_start);
+  const StopWhen stop = file_budget();
+  auto document = load(*bytes, text::document_format(file), stop);
   if (!document) return fail(Error{document.error().code, report.path + ": " + document.error().message});
 
   store::DocumentRecord record;
@@ -146,7 +149,7 @@ Result<FileReport> Ingester::ingest_file(const fs::path& file, const IngestCallb
   record.modified_ns = st->modified_ns;
   record.title = document->title.empty() ? file.filename().string() : document->title;
   record.format = document->format;
-  auto stored = store_document(std::move(record), *document);
+  auto stored = store_document(std::move(record), *document, stop);
   if (!stored) {
     if (stops_the_run(stored.error())) return stored.error();
     return fail(stored.error());
@@ -154,6 +157,51 @@ Result<FileReport> Ingester::ingest_file(const fs::path& file, const IngestCallb
   report.status = FileStatus::indexed;
   report.chunks = *stored;
   return report;
+}
+
+Result<FileReport> Ingester::ingest_bytes(const std::string& name, std::string_view bytes, std::string_view format,
+                                          const std::string& metadata_json) {
+  FileReport report;
+  report.path = name;
+  report.bytes = bytes.size();
+  const std::string sha = sha256_hex(bytes);
+  auto existing = collection_.find_document(name);
+  if (!existing) return existing.error();
+  if (*existing && (*existing)->sha256 == sha) {
+    report.status = FileStatus::unchanged;
+    return report;
+  }
+  const StopWhen stop = file_budget();
+  auto document = load(bytes, format, stop);
+  if (!document) {
+    report.error = document.error().message;
+    return report;
+  }
+  store::DocumentRecord record;
+  record.path = name;
+  record.sha256 = sha;
+  record.size = static_cast<std::int64_t>(bytes.size());
+  record.title = document->title.empty() ? name : document->title;
+  record.format = document->format;
+  record.metadata_json = metadata_json;
+  auto stored = store_document(std::move(record), *document, stop);
+  if (!stored) {
+    if (stops_the_run(stored.error())) return stored.error();
+    report.error = stored.error().message;
+    return report;
+  }
+  report.status = FileStatus::indexed;
+  report.chunks = *stored;
+  return report;
+}
+
+Result<text::Document> Ingester::load(std::string_view bytes, std::string_view format, const StopWhen& stop) {
+  const auto start = Clock::now();
+  text::LoadLimits limits = options_.limits;
+  limits.stop = stop;
+  auto document = text::load_document_bytes(bytes, format, limits);
+  stages_.load += seconds_since(start);
+  return document;
 }
 
 Result<FileReport> Ingester::ingest_document(const std::string& name, const text::Document& document,
@@ -181,7 +229,8 @@ Result<FileReport> Ingester::ingest_document(const std::string& name, const text
   return report;
 }
 
-Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const text::Document& document) {
+Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const text::Document& document,
+                                             const StopWhen& stop) {
   const auto chunk_start = Clock::now();
   auto chunks = text::chunk_document(document, encoder_.tokenizer(), options_.chunking);
   stages_.chunk += seconds_since(chunk_start);
@@ -206,15 +255,25 @@ Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const
     records.push_back(std::move(r));
   }
 
+  // Embedded a group at a time, so that a stop is heard between groups, not only after the file.
   const auto embed_start = Clock::now();
-  auto embedded = embed_chunks(encoder_, texts);
+  EmbeddedChunks embedded;
+  for (std::size_t first = 0; first < texts.size(); first += kChunksPerStopCheck) {
+    if (auto go_on = stop.check(); !go_on) return go_on.error();
+    const std::size_t count = std::min(kChunksPerStopCheck, texts.size() - first);
+    auto part = embed_chunks(encoder_, std::span<const std::string>(texts).subspan(first, count));
+    if (!part) return part.error();
+    embedded.vectors.dimension = part->vectors.dimension;
+    embedded.vectors.values.insert(embedded.vectors.values.end(), part->vectors.values.begin(), part->vectors.values.end());
+    for (auto& sentences : part->sentences) embedded.sentences.push_back(std::move(sentences));
+  }
   stages_.embed += seconds_since(embed_start);
-  if (!embedded) return embedded.error();
+  if (auto go_on = stop.check(); !go_on) return go_on.error();
 
   const auto store_start = Clock::now();
   record.text = document.text;
   record.chunk_count = static_cast<std::int64_t>(records.size());
-  auto stored = collection_.put_document(record, records, embedded->vectors.values, embedded->sentences);
+  auto stored = collection_.put_document(record, records, embedded.vectors.values, embedded.sentences);
   stages_.store += seconds_since(store_start);
   if (!stored) return stored.error();
   return records.size();

@@ -5,14 +5,17 @@
 // is reported and the run carries on. Only failures of the collection itself (disk full, a corrupt
 // database) stop a run.
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "core/result.h"
+#include "core/stop_when.h"
 #include "model/encoder.h"
 #include "store/collection.h"
 #include "text/chunker.h"
@@ -24,6 +27,11 @@ namespace kotae::rag {
 struct IngestOptions {
   text::LoadLimits limits;
   text::ChunkerOptions chunking;  // max_tokens is capped to what the encoder reads
+  // A file still loading or embedding after this many seconds fails (0: no budget), and one in
+  // progress when `cancelled` (borrowed, may be null) turns true stops; both are asked between pages
+  // and between batches of chunks, and a stopped file stores nothing.
+  double max_seconds_per_file = 0;
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 enum class FileStatus { indexed, unchanged, failed };
@@ -71,14 +79,22 @@ class Ingester {
   // when its content hash matches the stored one.
   Result<FileReport> ingest_document(const std::string& name, const text::Document& document,
                                      const std::string& content_sha256, const std::string& metadata_json = "{}");
+  // A file's bytes already in memory (an upload) in `format` (text::document_format), under `name`;
+  // unchanged when they hash as the stored ones. A file that cannot be loaded, or is stopped, is a
+  // failed report; errors are failures of the collection.
+  Result<FileReport> ingest_bytes(const std::string& name, std::string_view bytes, std::string_view format,
+                                  const std::string& metadata_json = "{}");
 
   const StageSeconds& stages() const { return stages_; }
 
  private:
   Result<FileReport> ingest_file(const std::filesystem::path& file, const IngestCallbacks& callbacks,
                                  IngestProgress& progress);
+  StopWhen file_budget() const { return StopWhen(options_.cancelled, options_.max_seconds_per_file); }
+  Result<text::Document> load(std::string_view bytes, std::string_view format, const StopWhen& stop);
   // Chunks, embeds and stores a loaded document under `record`.
-  Result<std::size_t> store_document(store::DocumentRecord record, const text::Document& document);
+  Result<std::size_t> store_document(store::DocumentRecord record, const text::Document& document,
+                                     const StopWhen& stop = {});
 
   store::Collection& collection_;
   const Encoder& encoder_;

@@ -88,7 +88,8 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::get(const std::str
   return open_locked(tenant, name);
 }
 
-void CollectionRegistry::open_all() {
+std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
+  std::vector<std::shared_ptr<ServedCollection>> opened_all;
   std::vector<std::string> tenants = {kLocalTenant};
   std::error_code ec;
   for (fs::directory_iterator it(data_dir_ / "tenants", ec), end; !ec && it != end; it.increment(ec)) {
@@ -101,9 +102,12 @@ void CollectionRegistry::open_all() {
       // A collection that cannot open stays closed; its requests get the error, the others are served.
       if (auto opened = open_locked(tenant, name); !opened) {
         log_event("collection_unavailable", {{"tenant", tenant}, {"collection", name}, {"reason", opened.error().message}});
+      } else {
+        opened_all.push_back(*opened);
       }
     }
   }
+  return opened_all;
 }
 
 Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::string& tenant, const NewCollection& spec) {

@@ -45,7 +45,8 @@ class CollectionRegistry {
   Result<std::shared_ptr<ServedCollection>> get(const std::string& tenant, const std::string& name);
   // Opens every collection of every tenant (at start: a vector index that must be rebuilt is rebuilt
   // then, and logged, not during someone's first question); failures are logged and left closed.
-  void open_all();
+  // Returns the ones opened.
+  std::vector<std::shared_ptr<ServedCollection>> open_all();
   // already_exists when the name is taken.
   Result<std::shared_ptr<ServedCollection>> create(const std::string& tenant, const NewCollection& spec);
   Result<std::vector<std::string>> names(const std::string& tenant) const;

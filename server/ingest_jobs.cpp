@@ -1,19 +1,43 @@
 #include "server/ingest_jobs.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
 
-#include "core/sha256.h"
 #include "rag/ingester.h"
-#include "server/json_log.h"
-#include "text/loaders/loader.h"
 #include "server/conversation_store.h"
+#include "server/job_record.h"
+#include "server/json_log.h"
+#include "store/atomic_file.h"
+#include "store/writer_lock.h"
+#include "text/loaders/loader.h"
 
 namespace kotae::server {
 namespace {
 
 namespace fs = std::filesystem;
+
+bool finished(const std::string& state) { return state != "queued" && state != "running"; }
+bool file_done(const JobFile& f) { return f.status != "queued" && f.status != "indexing"; }
+
+fs::path records_dir(const ServedCollection& c) { return c.store->dir() / "jobs"; }
+fs::path uploads_dir(const ServedCollection& c) { return c.store->dir() / "uploads"; }
+
+// Creates `dir` and makes its entry in its parent durable.
+Result<void> create_synced_dir(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) return {};
+  fs::create_directories(dir, ec);
+  if (ec) return make_error(ErrorCode::io, "cannot create " + dir.string() + ": " + ec.message());
+  return store::sync_folder(dir.parent_path());
+}
+
+Result<void> save_record(const ServedCollection& c, const JobStatus& status) {
+  const fs::path dir = records_dir(c);
+  if (auto made = create_synced_dir(dir); !made) return made;
+  return store::write_file_atomically(dir / (status.id + ".json"), job_record(status).dump());
+}
 
 rag::FileReport index_upload(rag::Ingester& ingester, const fs::path& file, const std::string& name) {
   rag::FileReport failed;
@@ -24,43 +48,60 @@ rag::FileReport index_upload(rag::Ingester& ingester, const fs::path& file, cons
     failed.error = "cannot read the upload back";
     return failed;
   }
-  auto document = text::load_document_bytes(bytes, text::document_format(name));
-  if (!document) {
-    failed.error = document.error().message;
-    return failed;
-  }
-  auto report = ingester.ingest_document(name, *document, sha256_hex(bytes), R"({"source":"upload"})");
+  auto report = ingester.ingest_bytes(name, bytes, text::document_format(name), R"({"source":"upload"})");
   if (!report) {
     failed.error = report.error().message;
     return failed;
   }
-  report->bytes = bytes.size();
   return *report;
+}
+
+// The upload's file: still in the incoming folder (moved, synced, into uploads/ now), or already moved
+// there by a run a crash interrupted.
+Result<fs::path> stored_upload(const ServedCollection& c, const std::string& job_id, const std::string& name) {
+  const fs::path uploads = uploads_dir(c), stored = uploads / name;
+  const fs::path incoming = IngestJobs::incoming_dir(c, job_id) / name;
+  std::error_code ec;
+  if (fs::exists(incoming, ec)) {
+    fs::rename(incoming, stored, ec);
+    if (ec) return make_error(ErrorCode::io, "cannot store the upload: " + ec.message());
+    if (auto synced = store::sync_folder(uploads); !synced) return synced.error();
+    return stored;
+  }
+  if (fs::exists(stored, ec)) return stored;
+  return make_error(ErrorCode::not_found, "the uploaded file is gone from " + uploads.string());
 }
 
 }  // namespace
 
-IngestJobs::IngestJobs(std::size_t threads, std::size_t finished_kept) : finished_kept_(finished_kept) {
-  for (std::size_t i = 0; i < std::max<std::size_t>(threads, 1); ++i) threads_.emplace_back([this] { work(); });
+IngestJobs::IngestJobs(IngestJobsOptions options) : options_(std::move(options)) {
+  workers_left_ = std::max<std::size_t>(options_.threads, 1);
+  for (std::size_t i = 0; i < workers_left_; ++i) threads_.emplace_back([this] { work(); });
 }
 
 IngestJobs::~IngestJobs() {
+  request_stop();
   {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    for (auto& [id, job] : jobs_) job->cancel = true;
+    std::unique_lock lock(mutex_);
+    idle_.wait(lock, [this] { return workers_left_ == 0; });
   }
-  wake_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
-JobStatus IngestJobs::submit(std::shared_ptr<ServedCollection> collection, const fs::path& incoming,
-                             std::vector<std::string> files) {
+std::string IngestJobs::new_id() { return random_id("job_"); }
+
+fs::path IngestJobs::incoming_dir(const ServedCollection& collection, const std::string& id) {
+  return uploads_dir(collection) / ".incoming" / id;
+}
+
+Result<JobStatus> IngestJobs::submit(const std::string& id, std::shared_ptr<ServedCollection> collection,
+                                     std::vector<std::string> files) {
   auto job = std::make_shared<Job>();
-  job->status.id = random_id("job_");
+  job->status.id = id;
   job->status.tenant = collection->tenant;
   job->status.collection = collection->name;
   job->status.created = unix_seconds();
+  const fs::path incoming = incoming_dir(*collection, id);
   std::error_code ec;
   for (auto& f : files) {
     JobFile file;
@@ -70,12 +111,67 @@ JobStatus IngestJobs::submit(std::shared_ptr<ServedCollection> collection, const
     job->status.files.push_back(std::move(file));
   }
   job->collection = std::move(collection);
-  job->incoming = incoming;
+  if (auto saved = save_record(*job->collection, job->status); !saved) return saved.error();
+  enqueue(job);
+  return job->status;
+}
+
+void IngestJobs::recover(const std::shared_ptr<ServedCollection>& collection) {
+  std::vector<std::shared_ptr<Job>> unfinished, done;
+  std::error_code ec;
+  for (fs::directory_iterator it(records_dir(*collection), ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != ".json") continue;
+    std::ifstream in(it->path());
+    const auto parsed = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    auto status = parsed.is_object() ? job_from_record(parsed) : std::nullopt;
+    if (!status || status->tenant != collection->tenant || status->collection != collection->name ||
+        it->path().stem() != status->id) {
+      log_event("job_record_unreadable", {{"path", it->path().string()}});
+      continue;
+    }
+    auto job = std::make_shared<Job>();
+    job->status = std::move(*status);
+    job->collection = collection;
+    if (finished(job->status.state)) {
+      done.push_back(std::move(job));
+      continue;
+    }
+    job->status.state = "queued";
+    for (auto& f : job->status.files) {
+      if (f.status == "indexing") f.status = "queued";  // its transaction never committed, or committed whole
+    }
+    unfinished.push_back(std::move(job));
+  }
+  // Incoming folders of uploads that were never acknowledged (the server died before its 202).
+  const fs::path incoming = uploads_dir(*collection) / ".incoming";
+  for (fs::directory_iterator it(incoming, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string id = it->path().filename().string();
+    const bool named = std::any_of(unfinished.begin(), unfinished.end(), [&](const auto& j) { return j->status.id == id; });
+    if (named) continue;
+    std::error_code removed;
+    fs::remove_all(it->path(), removed);
+    log_event("upload_discarded", {{"path", it->path().string()}, {"reason", "no job records it"}});
+  }
+  std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a->status.finished < b->status.finished; });
+  std::sort(unfinished.begin(), unfinished.end(), [](const auto& a, const auto& b) { return a->status.created < b->status.created; });
+  for (auto& job : done) {
+    {
+      std::lock_guard lock(mutex_);
+      jobs_[job->status.id] = job;
+    }
+    remember_finished(job);
+  }
+  for (auto& job : unfinished) {
+    log_event("job_resumed", {{"id", job->status.id}, {"tenant", job->status.tenant}, {"collection", job->status.collection}});
+    enqueue(job);
+  }
+}
+
+void IngestJobs::enqueue(std::shared_ptr<Job> job) {
   std::lock_guard lock(mutex_);
   jobs_[job->status.id] = job;
-  queue_.push_back(job);
+  queue_.push_back(std::move(job));
   wake_.notify_one();
-  return job->status;
 }
 
 std::optional<JobStatus> IngestJobs::get(const std::string& id, const std::string& tenant) const {
@@ -89,7 +185,7 @@ std::size_t IngestJobs::active(const std::string& tenant) const {
   std::lock_guard lock(mutex_);
   return static_cast<std::size_t>(std::count_if(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
     const auto& s = entry.second->status;
-    return s.tenant == tenant && (s.state == "queued" || s.state == "running");
+    return s.tenant == tenant && !finished(s.state);
   }));
 }
 
@@ -107,8 +203,23 @@ std::optional<JobStatus> IngestJobs::cancel(const std::string& id, const std::st
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(id);
   if (it == jobs_.end() || it->second->status.tenant != tenant) return std::nullopt;
-  it->second->cancel = true;
+  if (!finished(it->second->status.state)) {
+    it->second->cancelled = true;
+    it->second->stop = true;
+  }
   return it->second->status;
+}
+
+void IngestJobs::request_stop() {
+  std::lock_guard lock(mutex_);
+  stopping_ = true;
+  for (auto& [id, job] : jobs_) job->stop = true;
+  wake_.notify_all();
+}
+
+bool IngestJobs::wait_stopped(std::chrono::milliseconds deadline) {
+  std::unique_lock lock(mutex_);
+  return idle_.wait_for(lock, deadline, [this] { return workers_left_ == 0; });
 }
 
 void IngestJobs::work() {
@@ -117,86 +228,130 @@ void IngestJobs::work() {
     {
       std::unique_lock lock(mutex_);
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;
+      if (stopping_) break;  // what waits stays queued in its record
       job = queue_.front();
       queue_.pop_front();
     }
     run(*job);
-    std::error_code ec;
-    fs::remove_all(job->incoming, ec);
-    std::lock_guard lock(mutex_);
-    auto& finished = finished_order_[job->status.tenant];
-    finished.push_back(job->status.id);
-    while (finished.size() > finished_kept_) {
-      jobs_.erase(finished.front());
-      finished.pop_front();
+    bool ended = false;
+    {
+      std::lock_guard lock(mutex_);
+      ended = finished(job->status.state);
     }
+    if (ended) finish(job);
+  }
+  std::lock_guard lock(mutex_);
+  --workers_left_;
+  idle_.notify_all();
+}
+
+void IngestJobs::finish(const std::shared_ptr<Job>& job) {
+  std::error_code ec;
+  fs::remove_all(incoming_dir(*job->collection, job->status.id), ec);
+  remember_finished(job);
+}
+
+void IngestJobs::remember_finished(const std::shared_ptr<Job>& job) {
+  std::lock_guard lock(mutex_);
+  auto& kept = finished_[job->status.tenant];
+  kept.push_back(job);
+  while (kept.size() > options_.finished_kept) {
+    const auto& oldest = kept.front();
+    std::error_code ec;
+    fs::remove(records_dir(*oldest->collection) / (oldest->status.id + ".json"), ec);
+    jobs_.erase(oldest->status.id);
+    kept.pop_front();
   }
 }
 
 void IngestJobs::run(Job& job) {
   ServedCollection& c = *job.collection;
-  std::lock_guard writing(c.writer);  // one writer per collection; later jobs on it wait here
+  std::lock_guard writing(c.writer);  // one writer per collection in this process; later jobs on it wait here
   auto update = [&](auto&& change) {
     std::lock_guard lock(mutex_);
     change(job.status);
   };
-  if (c.deleted) {
-    return update([](JobStatus& s) {
+  auto snapshot = [&] {
+    std::lock_guard lock(mutex_);
+    return job.status;
+  };
+  auto save = [&] {
+    if (c.deleted) return;  // its folder, records included, is going
+    if (auto saved = save_record(c, snapshot()); !saved) {
+      log_event("job_record_not_saved", {{"id", job.status.id}, {"reason", saved.error().message}});
+    }
+  };
+  auto end_all = [&](const std::string& status, const std::string& error, const std::string& state) {
+    update([&](JobStatus& s) {
       for (auto& f : s.files) {
-        f.status = "failed";
-        f.error = "the collection was deleted before this job ran";
+        if (file_done(f)) continue;
+        f.status = status;
+        f.error = error;
       }
-      s.state = "failed";
+      s.state = state;
       s.finished = unix_seconds();
     });
+    save();
+  };
+  // Stopped: by its client (it ends as cancelled), or by a shutdown (its record stays unfinished).
+  auto stopped = [&] {
+    std::lock_guard lock(mutex_);
+    return job.cancelled;
+  };
+  if (c.deleted) return end_all("failed", "the collection was deleted before this job ran", "failed");
+
+  const StopWhen stop(&job.stop, 0);
+  auto lock = store::WriterLock::acquire(c.store->dir(), "kotae serve, job " + job.status.id, options_.writer_wait, stop);
+  if (!lock && lock.error().code == ErrorCode::stopped) {
+    if (stopped()) end_all("cancelled", "", "cancelled");
+    return;
   }
+  if (!lock) return end_all("failed", lock.error().message, "failed");
+
   update([](JobStatus& s) {
     s.state = "running";
-    s.started = unix_seconds();
+    if (s.started == 0) s.started = unix_seconds();
   });
-  const fs::path uploads = c.store->dir() / "uploads";
-  std::error_code ec;
-  fs::create_directories(uploads, ec);
+  save();
+  if (auto made = create_synced_dir(uploads_dir(c)); !made) return end_all("failed", made.error().message, "failed");
   rag::IngestOptions options;
   options.chunking.max_tokens = c.store->info().chunk_tokens;
   options.chunking.overlap_tokens = c.store->info().overlap_tokens;
+  options.max_seconds_per_file = options_.max_seconds_per_file;
+  options.cancelled = &job.stop;
   rag::Ingester ingester(*c.store, *c.bulk_encoder, options);
-  bool failed = false, cancelled = false;
+  bool interrupted = false;
   for (std::size_t i = 0; i < job.status.files.size(); ++i) {
-    bool cancel_now = false;
-    {
-      std::lock_guard lock(mutex_);
-      cancel_now = job.cancel || c.deleted;
-      if (cancel_now) {
-        for (std::size_t j = i; j < job.status.files.size(); ++j) job.status.files[j].status = "cancelled";
-      }
-    }
-    if (cancel_now) {
-      cancelled = true;
+    if (file_done(snapshot().files[i])) continue;  // done before a restart
+    if (job.stop || c.deleted) {
+      interrupted = true;
       break;
     }
     const std::string name = job.status.files[i].name;
-    const fs::path stored = uploads / name;
-    fs::rename(job.incoming / name, stored, ec);
-    if (ec) {
-      failed = true;
+    auto stored = stored_upload(c, job.status.id, name);
+    if (!stored) {
       update([&](JobStatus& s) {
         s.files[i].status = "failed";
-        s.files[i].error = "cannot store the upload: " + ec.message();
+        s.files[i].error = stored.error().message;
         ++s.files_done;
       });
+      save();
       continue;
     }
     update([&](JobStatus& s) { s.files[i].status = "indexing"; });
     // Indexed under its file name (what the user uploaded), not the server's path to it.
     const auto start = std::chrono::steady_clock::now();
-    auto report = index_upload(ingester, stored, name);
+    auto report = index_upload(ingester, *stored, name);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (report.status == rag::FileStatus::failed && job.stop) {  // stopped part-way: nothing of it was stored
+      update([&](JobStatus& s) { s.files[i].status = "queued"; });
+      interrupted = true;
+      break;
+    }
     if (report.status == rag::FileStatus::indexed) c.generation++;  // cached answers of this collection are stale now
     if (report.status == rag::FileStatus::failed) {
-      failed = true;
-      fs::remove(stored, ec);  // keep only what the collection holds
+      std::error_code ec;
+      fs::remove(*stored, ec);  // keep only what the collection holds
     }
     if (observer_ && report.status == rag::FileStatus::indexed) observer_(report.bytes, report.chunks, seconds);
     update([&](JobStatus& s) {
@@ -204,13 +359,14 @@ void IngestJobs::run(Job& job) {
       s.files[i].chunks = report.chunks;
       s.files[i].error = report.error;
       s.chunks += report.chunks;
-    });
-    update([&](JobStatus& s) {
       ++s.files_done;
       s.bytes_done += s.files[i].bytes;
     });
+    save();
   }
   auto saved = c.store->save_vector_index();
+  if (interrupted && !stopped() && !c.deleted) return save();  // a shutdown: the next start goes on from here
+  if (interrupted) return end_all("cancelled", "", "cancelled");
   update([&](JobStatus& s) {
     if (!saved) {  // the vectors are stored; the index file catches up from the change log at the next open
       for (auto& f : s.files) {
@@ -218,12 +374,10 @@ void IngestJobs::run(Job& job) {
       }
     }
     const auto failures = std::count_if(s.files.begin(), s.files.end(), [](const JobFile& f) { return f.status == "failed"; });
-    s.state = cancelled                                          ? "cancelled"
-              : failures == static_cast<long>(s.files.size()) ? "failed"
-              : failed                                         ? "partial"
-                                                               : "succeeded";
+    s.state = failures == static_cast<long>(s.files.size()) ? "failed" : failures > 0 ? "partial" : "succeeded";
     s.finished = unix_seconds();
   });
+  save();
 }
 
 }  // namespace kotae::server

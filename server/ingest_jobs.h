@@ -1,13 +1,19 @@
 #pragma once
 // Background ingestion of uploaded files. A job outlives the request that started it (the client may
-// disconnect and poll GET /v1/jobs/{id}); it holds its collection's writer lock while it runs, reports
-// per-file progress and errors, and can be cancelled (it stops before its next file: a file being
-// indexed is one transaction, committed whole or not at all).
+// disconnect and poll GET /v1/jobs/{id}) and the process: its files and a record of it are on disk,
+// synced, before the upload is acknowledged, and the record follows every file, so a server killed at
+// any moment runs its unfinished jobs again at the next start (recover). A job holds its collection's
+// writer lock, across processes too (store/writer_lock.h), while it runs; a file is one transaction,
+// committed whole or not at all. Each file has a time budget, and a job can be cancelled: both are
+// heard between pages and between batches of chunks.
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,42 +47,69 @@ struct JobStatus {
   double created = 0, started = 0, finished = 0;  // Unix seconds; 0 until it happens
 };
 
+struct IngestJobsOptions {
+  std::size_t threads = 1;            // jobs running at once
+  std::size_t finished_kept = 1000;   // finished jobs remembered per tenant (the oldest are forgotten first)
+  double max_seconds_per_file = 600;  // a file still loading or embedding after this fails; the job goes on
+  std::chrono::seconds writer_wait{300};  // for another process (the CLI) writing the same collection
+};
+
 // Receives every indexed file's byte and chunk counts (metrics).
 using IngestObserver = std::function<void(std::uint64_t bytes, std::size_t chunks, double seconds)>;
 
 class IngestJobs {
  public:
-  // `finished_kept`: finished jobs remembered per tenant (the oldest are forgotten first).
-  explicit IngestJobs(std::size_t threads = 1, std::size_t finished_kept = 1000);
-  ~IngestJobs();  // cancels what waits, lets running jobs stop at their next file, joins
+  explicit IngestJobs(IngestJobsOptions options = {});
+  ~IngestJobs();  // stop(), waiting as long as it takes
 
-  // `incoming` holds the uploaded files (named as they will be stored); the job moves them into the
-  // collection's uploads/ folder and indexes them there.
-  JobStatus submit(std::shared_ptr<ServedCollection> collection, const std::filesystem::path& incoming,
-                   std::vector<std::string> files);
+  // A new job's id, and the folder its files go to before submit (uploads/.incoming/ID).
+  static std::string new_id();
+  static std::filesystem::path incoming_dir(const ServedCollection& collection, const std::string& id);
+
+  // The files are in incoming_dir(id), written and synced. Records the job (synced) before it returns:
+  // a job returned here is never forgotten. An io error when the record cannot be written.
+  Result<JobStatus> submit(const std::string& id, std::shared_ptr<ServedCollection> collection,
+                           std::vector<std::string> files);
+  // At start, per open collection: its unfinished jobs are queued again (a file that was being indexed
+  // starts over), its finished ones are remembered, and incoming folders that no job names (uploads
+  // never acknowledged) are removed.
+  void recover(const std::shared_ptr<ServedCollection>& collection);
+
   std::optional<JobStatus> get(const std::string& id, const std::string& tenant) const;
   std::vector<JobStatus> list(const std::string& tenant) const;
   std::size_t active(const std::string& tenant) const;  // queued or running
   std::optional<JobStatus> cancel(const std::string& id, const std::string& tenant);
   void set_observer(IngestObserver observer) { observer_ = std::move(observer); }
 
+  // Tells every job to stop (queued ones stay queued in their records; a running one stops at its
+  // next page or batch and runs again, from that file, at the next start), then waits up to
+  // `deadline`. false when a job was still running then: the caller may exit anyway, its record says
+  // where to resume.
+  void request_stop();
+  bool wait_stopped(std::chrono::milliseconds deadline);
+
  private:
   struct Job {
     JobStatus status;
     std::shared_ptr<ServedCollection> collection;
-    std::filesystem::path incoming;
-    bool cancel = false;
+    std::atomic<bool> stop{false};  // cancelled or shutting down: heard between pages and batches
+    bool cancelled = false;         // by a client (under mutex_): the job ends as cancelled
   };
   void work();
   void run(Job& job);
+  void finish(const std::shared_ptr<Job>& job);
+  void enqueue(std::shared_ptr<Job> job);
+  void remember_finished(const std::shared_ptr<Job>& job);
+  Result<void> save(const Job& job) const;  // its record, synced
 
-  const std::size_t finished_kept_;
+  const IngestJobsOptions options_;
   mutable std::mutex mutex_;
-  std::condition_variable wake_;
+  std::condition_variable wake_, idle_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;
   std::deque<std::shared_ptr<Job>> queue_;
-  std::map<std::string, std::deque<std::string>> finished_order_;  // per tenant, oldest first
+  std::map<std::string, std::deque<std::shared_ptr<Job>>> finished_;  // per tenant, oldest first
   bool stopping_ = false;
+  std::size_t workers_left_ = 0;
   IngestObserver observer_;
   std::vector<std::thread> threads_;
 };

@@ -2,11 +2,14 @@
 //   POST   /v1/collections/{name}/documents   multipart/form-data, one or more files → 202 {job}
 //   GET    /v1/jobs                           this tenant's jobs, newest first
 //   GET    /v1/jobs/{id}                      progress and per-file results
-//   DELETE /v1/jobs/{id}                      cancel (stops before its next file)
+//   DELETE /v1/jobs/{id}                      cancel (stops at its next page or batch of chunks)
 
 #include <fstream>
 
+#include "server/job_record.h"
 #include "server/json_body.h"
+#include "server/json_log.h"
+#include "store/atomic_file.h"
 #include "server/server_context.h"
 #include "server/upload_request.h"
 
@@ -14,27 +17,6 @@ namespace kotae::server {
 namespace {
 
 namespace fs = std::filesystem;
-
-nlohmann::json to_json(const JobStatus& s) {
-  nlohmann::json files = nlohmann::json::array();
-  for (const auto& f : s.files) {
-    nlohmann::json file{{"name", f.name}, {"status", f.status}, {"chunks", f.chunks}, {"bytes", f.bytes}};
-    if (!f.error.empty()) file["error"] = f.error;
-    files.push_back(std::move(file));
-  }
-  auto time = [](double t) { return t > 0 ? nlohmann::json(t) : nlohmann::json(nullptr); };
-  return {{"id", s.id},
-          {"object", "job"},
-          {"collection", s.collection},
-          {"state", s.state},
-          {"files", files},
-          {"progress",
-           {{"files_done", s.files_done}, {"files_total", s.files.size()}, {"chunks", s.chunks},
-            {"bytes_done", s.bytes_done}, {"bytes_total", s.bytes_total}}},
-          {"created_at", s.created},
-          {"started_at", time(s.started)},
-          {"finished_at", time(s.finished)}};
-}
 
 // The tenant's quota (its key's), checked before anything of the upload is stored.
 void check_quota(const Call& call, ServerContext& context, const std::vector<UploadedFile>& files) {
@@ -62,23 +44,30 @@ void upload(Call& call, ServerContext& context) {
   auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
   check_quota(call, context, files);
 
-  // Saved before answering: once the client has its 202, the job has everything it needs.
-  const fs::path incoming = collection->store->dir() / "uploads" / ".incoming" / random_id("");
+  // Saved and synced before answering: once the client has its 202, the job survives a crash.
+  const std::string id = IngestJobs::new_id();
+  const fs::path incoming = IngestJobs::incoming_dir(*collection, id);
+  auto fail = [&](const Error& error) {
+    std::error_code ec;
+    fs::remove_all(incoming, ec);
+    log_event("upload_not_saved", {{"collection", collection->name}, {"reason", error.message}});
+    return ApiError{507, "insufficient_storage", "cannot save the upload (the disk may be full)"};
+  };
   std::error_code ec;
   fs::create_directories(incoming, ec);
+  if (ec) throw fail(make_error(ErrorCode::io, ec.message()));
   std::vector<std::string> names;
   for (const auto& [name, body] : files) {
-    std::ofstream out(incoming / name, std::ios::binary);
-    out.write(body.data(), static_cast<std::streamsize>(body.size()));
-    out.close();
-    if (!out) {
-      fs::remove_all(incoming, ec);
-      throw ApiError{507, "insufficient_storage", "cannot save '" + name + "' (the disk may be full)"};
-    }
+    if (auto written = store::write_file_synced(incoming / name, body); !written) throw fail(written.error());
     names.push_back(name);
   }
-  const auto job = context.jobs->submit(collection, incoming, std::move(names));
-  auto response = json_response(202, to_json(job));
+  for (fs::path dir = incoming; dir != collection->store->dir().parent_path(); dir = dir.parent_path()) {
+    if (auto synced = store::sync_folder(dir); !synced) throw fail(synced.error());
+  }
+  auto submitted = context.jobs->submit(id, collection, std::move(names));
+  if (!submitted) throw fail(submitted.error());
+  const JobStatus& job = *submitted;
+  auto response = json_response(202, job_json(job));
   response.headers.emplace_back("Location", "/v1/jobs/" + job.id);
   call.responder->send(std::move(response));
 }
@@ -90,7 +79,7 @@ void add_job_routes(Router& router, ServerContext& context) {
 
   router.add("GET", "/v1/jobs", [&context](Call& call) {
     nlohmann::json data = nlohmann::json::array();
-    for (const auto& job : context.jobs->list(call.tenant)) data.push_back(to_json(job));
+    for (const auto& job : context.jobs->list(call.tenant)) data.push_back(job_json(job));
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });
 
@@ -98,14 +87,14 @@ void add_job_routes(Router& router, ServerContext& context) {
     const auto& id = call.request.path_params.at("id");
     auto job = context.jobs->get(id, call.tenant);
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
-    call.responder->send(json_response(200, to_json(*job)));
+    call.responder->send(json_response(200, job_json(*job)));
   });
 
   router.add("DELETE", "/v1/jobs/{id}", [&context](Call& call) {
     const auto& id = call.request.path_params.at("id");
     auto job = context.jobs->cancel(id, call.tenant);
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
-    call.responder->send(json_response(202, to_json(*job)));
+    call.responder->send(json_response(202, job_json(*job)));
   });
 }
 

@@ -142,11 +142,12 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     if (!models) return s.loaded.set_value(models.error());
     s.context.models = std::move(*models);
     s.context.collections = std::make_unique<CollectionRegistry>(s.options.models.data_dir, *s.context.models);
-    s.context.collections->open_all();
-    s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest_threads, s.options.finished_jobs_per_tenant);
+    const auto opened = s.context.collections->open_all();
+    s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest);
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
       s.context.metrics.ingested(bytes, chunks, seconds);
     });
+    for (const auto& collection : opened) s.context.jobs->recover(collection);
     s.context.ready = true;
     s.loaded.set_value({});
   });
@@ -159,14 +160,21 @@ unsigned short KotaeServer::port() const { return state_->http->port(); }
 
 Result<void> KotaeServer::wait_until_ready() { return state_->loaded_future.get(); }
 
-void KotaeServer::shutdown(std::chrono::milliseconds deadline) {
-  if (!state_ || !state_->http) return;
+bool KotaeServer::shutdown(std::chrono::milliseconds deadline) {
+  if (!state_ || !state_->http) return true;
+  const auto end = std::chrono::steady_clock::now() + deadline;
+  if (state_->context.jobs) state_->context.jobs->request_stop();
   state_->http->shutdown(deadline);
   if (state_->loader.joinable()) state_->loader.join();
+  if (state_->context.jobs) state_->context.jobs->request_stop();  // one the loader started meanwhile
   state_->context.work = nullptr;
   state_->work.reset();  // runs what was queued (their clients are gone; writes are dropped)
-  state_->context.jobs.reset();  // running jobs stop at their next file; what they indexed is committed
   state_->http.reset();
+  auto& jobs = state_->context.jobs;
+  const auto left = std::max(std::chrono::steady_clock::duration::zero(), end - std::chrono::steady_clock::now());
+  if (jobs && !jobs->wait_stopped(std::chrono::duration_cast<std::chrono::milliseconds>(left))) return false;
+  jobs.reset();  // what the jobs committed is whole; what they did not finish resumes at the next start
+  return true;
 }
 
 std::variant<const ApiKey*, HttpResponse> KotaeServer::identify(const HttpRequest& request, Access access) const {

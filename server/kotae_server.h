@@ -1,7 +1,8 @@
 #pragma once
 // `kotae serve`: the HTTP server, the API routes, the models and collections behind them. Start-up
 // listens first (so /healthz and /readyz answer while models load), then loads and warms up the
-// models; shutdown stops accepting, lets requests in flight finish within a deadline, then closes.
+// models; shutdown stops accepting, lets requests in flight and ingestion stop within a deadline, then
+// closes.
 
 #include <chrono>
 #include <filesystem>
@@ -27,9 +28,8 @@ struct ServerOptions {
   ApiLimits limits;
   std::size_t workers = 64;      // threads running handlers (most wait on batchers or a generator)
   std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
-  std::size_t ingest_threads = 1;  // ingestion jobs run at once (each holds its collection's writer lock)
+  IngestJobsOptions ingest;
   std::size_t conversations_per_tenant = 1000;  // kept for follow-up questions; a tenant's oldest go first
-  std::size_t finished_jobs_per_tenant = 1000;  // finished ingestion jobs GET /v1/jobs still shows
   std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant
   std::vector<std::string> cors_origins;  // origins whose pages may call the API (server/origin_policy.h)
   rag::AnswerCacheOptions cache;
@@ -45,7 +45,9 @@ class KotaeServer {
   unsigned short port() const;
   // Blocks until the models are loaded (or failed to load: the error).
   Result<void> wait_until_ready();
-  void shutdown(std::chrono::milliseconds deadline);
+  // false when ingestion was still running at the deadline: the caller may exit anyway (the jobs'
+  // records say where to resume), and destroying the server waits for it.
+  bool shutdown(std::chrono::milliseconds deadline);
 
  private:
   KotaeServer() = default;

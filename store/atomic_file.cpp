@@ -29,15 +29,13 @@ Result<void> sync_folder(const std::filesystem::path& folder) {
   return {};
 }
 
-Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
-  std::filesystem::path temporary = path;
-  temporary += ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return system_error(errno, temporary, "create");
+Result<void> write_file_synced(const std::filesystem::path& path, std::string_view contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return system_error(errno, path, "create");
   auto fail = [&](int error_number, std::string_view doing) {
     ::close(fd);
-    ::unlink(temporary.c_str());
-    return system_error(error_number, temporary, doing);
+    ::unlink(path.c_str());
+    return system_error(error_number, path, doing);
   };
   std::size_t done = 0;
   while (done < contents.size()) {
@@ -50,9 +48,16 @@ Result<void> write_file_atomically(const std::filesystem::path& path, std::strin
   }
   if (::fsync(fd) != 0) return fail(errno, "sync");
   if (::close(fd) != 0) {
-    ::unlink(temporary.c_str());
-    return system_error(errno, temporary, "close");
+    ::unlink(path.c_str());
+    return system_error(errno, path, "close");
   }
+  return {};
+}
+
+Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  std::filesystem::path temporary = path;
+  temporary += ".tmp-" + std::to_string(::getpid());
+  if (auto written = write_file_synced(temporary, contents); !written) return written;
   if (::rename(temporary.c_str(), path.c_str()) != 0) {
     const int rename_errno = errno;
     ::unlink(temporary.c_str());

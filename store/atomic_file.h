@@ -11,6 +11,10 @@ namespace kotae::store {
 
 Result<void> write_file_atomically(const std::filesystem::path& path, std::string_view contents);
 
+// Writes a file and fsyncs it (not atomic: a crash may leave it partly written). Its entry in its
+// folder is durable after sync_folder, called once for many files.
+Result<void> write_file_synced(const std::filesystem::path& path, std::string_view contents);
+
 // Makes a rename or a new file in `folder` durable.
 Result<void> sync_folder(const std::filesystem::path& folder);
 

@@ -139,6 +139,7 @@ struct CollectionState {
   // The one writer connection. Also held by save, rebuild and check so that no commit lands
   // between reading the database and reading the vector index.
   mutable std::mutex writer_mutex;
+  mutable std::mutex reader_catch_up_mutex;
   std::unique_ptr<Database> writer;
   mutable std::unique_ptr<ReaderPool> readers;
 
@@ -149,6 +150,7 @@ struct CollectionState {
   std::unordered_map<std::int64_t, std::int64_t> chunk_document;  // chunk id → document id
   std::unordered_map<std::int64_t, DocumentEntry> documents;      // by document id
   std::int64_t applied_seq = 0;  // the vector_log position the in-memory index reflects
+  std::int64_t data_version = 0;  // PRAGMA data_version when it last caught up: changes when another process commits
   std::int64_t saved_seq = -1;   // the position vectors.index on disk reflects
   std::string index_rebuilt_because;  // why opening rebuilt vectors.index from the database; empty: loaded
 
@@ -356,6 +358,124 @@ Result<void> replay_log(State& state, std::int64_t position) {
   return state.index->add_many(keys, vectors, worker_threads());
 }
 
+// The chunks another process's commits touched since `state` last caught up: from the change log,
+// or, when that process trimmed the log past this position (it saved vectors.index), by comparing
+// the chunk ids stored with the ones held (ids are never reused, and a changed chunk gets a new id).
+Result<std::vector<std::int64_t>> chunks_touched_elsewhere(State& state, std::int64_t last_seq) {
+  Database& db = *state.writer;
+  auto trimmed_text = read_meta(db, "vector_log_trimmed_through");
+  if (!trimmed_text) return trimmed_text.error();
+  const std::int64_t trimmed = (*trimmed_text ? parse_int(**trimmed_text) : std::nullopt).value_or(0);
+  std::vector<std::int64_t> touched;
+  if (trimmed <= state.applied_seq) {
+    auto logged = db.prepare("SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ? AND seq <= ?");
+    if (!logged) return logged.error();
+    logged->bind(1, state.applied_seq).bind(2, last_seq);
+    while (true) {
+      auto row = logged->step();
+      if (!row) return row.error();
+      if (!*row) return touched;
+      touched.push_back(logged->column_int64(0));
+    }
+  }
+  auto stored = db.prepare("SELECT id FROM chunks");
+  if (!stored) return stored.error();
+  std::unordered_set<std::int64_t> held;
+  held.reserve(state.chunk_document.size());
+  for (const auto& entry : state.chunk_document) held.insert(entry.first);
+  while (true) {
+    auto row = stored->step();
+    if (!row) return row.error();
+    if (!*row) break;
+    const std::int64_t id = stored->column_int64(0);
+    if (!held.erase(id)) touched.push_back(id);  // new here
+  }
+  touched.insert(touched.end(), held.begin(), held.end());  // removed there
+  return touched;
+}
+
+// Brings the maps, BM25 and the vector index up to what other processes committed since (the CLI
+// indexing a collection a server has open): every touched chunk is dropped and, when it still
+// exists, added again with its document. Cheap when nothing changed (one PRAGMA). The caller holds
+// writer_mutex; inside a write transaction nobody else can commit meanwhile, and outside one a
+// commit that lands during the catch-up changes data_version again, so the next one sees it.
+Result<void> catch_up(State& state) {
+  Database& db = *state.writer;
+  auto version = db.query_int64("PRAGMA data_version");
+  if (!version) return version.error();
+  if (version->value_or(0) == state.data_version) return {};
+  state.data_version = version->value_or(0);
+  auto last_seq = last_log_seq(db);
+  if (!last_seq) return last_seq.error();
+  if (*last_seq == state.applied_seq) return {};
+  auto touched = chunks_touched_elsewhere(state, *last_seq);
+  if (!touched) return touched.error();
+
+  struct Row {
+    std::int64_t id, document_id;
+    std::string text, heading_path;
+  };
+  std::vector<Row> rows;
+  std::vector<float> vectors;
+  std::unordered_map<std::int64_t, DocumentEntry> new_documents;
+  auto chunk = db.prepare("SELECT document_id, text, heading_path, embedding FROM chunks WHERE id = ?");
+  auto document = db.prepare("SELECT path, format FROM documents WHERE id = ?");
+  if (!chunk) return chunk.error();
+  if (!document) return document.error();
+  const std::size_t dimension = state.info.dimension;
+  for (const std::int64_t id : *touched) {
+    chunk->reset();
+    chunk->bind(1, id);
+    auto row = chunk->step();
+    if (!row) return row.error();
+    if (!*row) continue;  // removed
+    Row& r = rows.emplace_back(Row{id, chunk->column_int64(0), std::string(chunk->column_text(1)),
+                                   std::string(chunk->column_text(2))});
+    vectors.resize(rows.size() * dimension);
+    auto read = read_embedding(chunk->column_blob(3), dimension, id, db.path(), vectors.data() + (rows.size() - 1) * dimension);
+    if (!read) return read.error();
+    if (new_documents.contains(r.document_id)) continue;
+    document->reset();
+    document->bind(1, r.document_id);
+    auto found = document->step();
+    if (!found) return found.error();
+    if (*found) new_documents[r.document_id] = {std::string(document->column_text(0)), std::string(document->column_text(1)), {}};
+  }
+
+  std::unique_lock index_lock(state.index_mutex);
+  for (const std::int64_t id : *touched) {
+    const auto held = state.chunk_document.find(id);
+    if (held == state.chunk_document.end()) continue;
+    state.index->remove(id);
+    state.bm25.remove(id);
+    if (auto entry = state.documents.find(held->second); entry != state.documents.end()) {
+      std::erase(entry->second.chunk_ids, id);
+      if (entry->second.chunk_ids.empty()) state.documents.erase(entry);
+    }
+    state.chunk_document.erase(held);
+  }
+  std::vector<std::int64_t> keys;
+  for (const Row& r : rows) {
+    keys.push_back(r.id);
+    state.chunk_document[r.id] = r.document_id;
+    state.bm25.add(r.id, r.document_id, r.text, r.heading_path);
+    auto [entry, added] = state.documents.try_emplace(r.document_id, new_documents[r.document_id]);
+    entry->second.chunk_ids.push_back(r.id);
+  }
+  state.applied_seq = *last_seq;
+  return state.index->add_many(keys, vectors, keys.size() >= 32 ? worker_threads() : 1);
+}
+
+// Before a search: catches up unless this process is writing now (it caught up when it began, and
+// the writer lock keeps other processes from committing while it writes). Searches running side by
+// side (BM25 and vectors) wait for each other, so neither reads before the other's catch-up.
+Result<void> catch_up_before_reading(State& state) {
+  std::lock_guard one_at_a_time(state.reader_catch_up_mutex);
+  std::unique_lock writer_lock(state.writer_mutex, std::try_to_lock);
+  if (!writer_lock.owns_lock()) return {};
+  return catch_up(state);
+}
+
 // Loads vectors.index and catches it up with the change log, or rebuilds it when it is missing,
 // damaged, from another database (a position this database never reached, or older than the
 // log it trimmed), or disagrees with the chunk count after catching up.
@@ -442,6 +562,10 @@ Result<void> open_state(State& state, const std::filesystem::path& dir, const Co
   }
 
   state.readers = std::make_unique<ReaderPool>(database);
+  // Read before the maps: a commit by another process after this point is caught up later.
+  auto version = state.writer->query_int64("PRAGMA data_version");
+  if (!version) return version.error();
+  state.data_version = version->value_or(0);
   if (auto loaded = load_maps(state); !loaded) return loaded.error();
   return open_vector_index(state);
 }
@@ -571,6 +695,7 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
   Database& db = *state.writer;
   auto transaction = Transaction::begin(db);
   if (!transaction) return transaction.error();
+  if (auto caught_up = catch_up(state); !caught_up) return caught_up.error();
 
   std::optional<std::int64_t> replaced;
   {
@@ -668,6 +793,7 @@ Result<bool> Collection::remove_document(std::string_view path) {
   Database& db = *state.writer;
   auto transaction = Transaction::begin(db);
   if (!transaction) return transaction.error();
+  if (auto caught_up = catch_up(state); !caught_up) return caught_up.error();
   auto removed = db.prepare("DELETE FROM documents WHERE path = ? RETURNING id");
   if (!removed) return removed.error();
   removed->bind_text(1, path);
@@ -785,6 +911,7 @@ Result<std::vector<ScoredChunk>> Collection::search_bm25(std::string_view query,
   const State& state = *state_;
   const std::vector<std::string> terms = Bm25Index::query_terms(query);
   if (terms.empty() || k == 0) return std::vector<ScoredChunk>();
+  if (auto caught_up = catch_up_before_reading(*state_); !caught_up) return caught_up.error();
   std::shared_lock lock(state.index_mutex);
   std::vector<Bm25Hit> hits;
   if (filter.empty()) {
@@ -819,6 +946,7 @@ Result<std::vector<ScoredChunk>> Collection::search_vector(std::span<const float
                                                        " for a collection of dimension " +
                                                        std::to_string(state.info.dimension));
   }
+  if (auto caught_up = catch_up_before_reading(*state_); !caught_up) return caught_up.error();
   std::shared_lock lock(state.index_mutex);
   auto scored = [&](const std::vector<Neighbour>& neighbours) {
     std::vector<ScoredChunk> results;
@@ -902,6 +1030,7 @@ Result<std::vector<ScoredChunk>> Collection::search_vector_exact(std::span<const
 Result<void> Collection::save_vector_index() {
   State& state = *state_;
   std::lock_guard writer_lock(state.writer_mutex);  // no commit between the snapshot and the trim
+  if (auto caught_up = catch_up(state); !caught_up) return caught_up;
   std::int64_t position = 0;
   {
     std::shared_lock index_lock(state.index_mutex);

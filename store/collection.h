@@ -3,8 +3,11 @@
 // FTS5 full-text index) and a vector index over the chunks' embeddings. SQLite is the source of truth;
 // the vector index is a cache of it that is caught up from a change log at open, and rebuilt from the
 // stored embeddings when missing or damaged. BM25 is answered from an in-memory index built at open
-// with FTS5's own terms and weights (FTS5 scores every matching row; this prunes to touched slots). One writer at a time; searches may run concurrently
-// with each other (BM25 and vector search on different threads) and with a writer.
+// with FTS5's own terms and weights (FTS5 scores every matching row; this prunes to touched slots).
+// One writer at a time; searches may run concurrently with each other (BM25 and vector search on
+// different threads) and with a writer. Another process may write the same folder (the CLI beside a
+// server; store/writer_lock.h keeps them in turn): every write and search first catches the in-memory
+// indexes up with what it committed.
 //
 //   DIR/kotae.db        documents, chunks, chunks_fts, vector_log, meta (WAL mode)
 //   DIR/vectors.index   the vector index, with the change-log position it reflects

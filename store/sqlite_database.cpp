@@ -162,7 +162,7 @@ Result<std::unique_ptr<Database>> Database::open(const std::filesystem::path& pa
   sqlite3_busy_timeout(raw, 5000);
   // journal_mode is the first statement that reads the file: a file that is not a database fails here.
   if (auto done = db->execute("PRAGMA journal_mode=WAL"); !done) return done.error();
-  if (auto done = db->execute("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON"); !done) return done.error();
+  if (auto done = db->execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON"); !done) return done.error();
   if (query_only) {
     // Readers map the file: search results read a few rows at random from a database of hundreds of
     // MB, and a read() per page was most of the time spent fetching them.

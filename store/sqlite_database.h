@@ -63,8 +63,8 @@ class Database {
  public:
   enum class Mode { read_write, read_write_create };
 
-  // Opens the file and applies the store's connection settings: WAL, synchronous=NORMAL (durable
-  // against a crash of the process; an operating-system crash may lose the last transactions),
+  // Opens the file and applies the store's connection settings: WAL, synchronous=FULL (a commit is
+  // on disk when it returns, so what a client was told is committed survives even a power loss),
   // foreign keys on, a 5 s busy timeout. `query_only` refuses writes on reader connections.
   static Result<std::unique_ptr<Database>> open(const std::filesystem::path& path, Mode mode, bool query_only = false);
   ~Database();

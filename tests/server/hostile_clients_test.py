@@ -9,38 +9,19 @@ Python standard library only. Prints a line per check and "N passed, N failed"; 
 import json
 import os
 import resource
-import shutil
 import socket
 import sys
 import tempfile
 import threading
 import time
 
-from kotae_http import Server, data_with_faq, json_request, parse_raw_response, raw_exchange, request
+from kotae_http import (Checks, Server, data_with_faq, error_code, json_request, multipart, parse_raw_response,
+                        raw_exchange, request, upload, wait_job)
 
 JSON = {"Content-Type": "application/json"}
 JSON_ROUTES = ["/v1/search", "/v1/ask", "/v1/chat/completions", "/v1/embeddings", "/v1/rerank", "/rerank",
                "/v1/collections"]
 ADMIN_KEY, TENANT_KEY = "kt_admin_test_key", "kt_tenant_test_key"
-
-
-class Checks:
-    def __init__(self):
-        self.passed, self.failed = 0, []
-
-    def check(self, name, ok, detail=""):
-        print("%-4s %-64s %s" % ("ok" if ok else "FAIL", name, str(detail)[:200]), flush=True)
-        if ok:
-            self.passed += 1
-        else:
-            self.failed.append("%s: %s" % (name, detail))
-
-
-def error_code(body):
-    try:
-        return json.loads(body)["error"]["code"]
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 QUOTA_KEY = "kt_quota_test_key"
@@ -306,33 +287,6 @@ def sizes(checks, server, work):
     alive(checks, server, "sizes")
 
 
-def multipart(files):
-    body = b""
-    for name, text in files:
-        body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="' + name.encode() +
-                 b'"\r\nContent-Type: text/markdown\r\n\r\n' + text + b"\r\n")
-    return body + b"--kb--\r\n"
-
-
-def upload(port, collection, files, headers=None):
-    """A multipart upload of {name: text}; returns the job id."""
-    body = multipart([(name, text.encode()) for name, text in files.items()])
-    status, answer, _ = request(port, "POST", "/v1/collections/%s/documents" % collection, body,
-                                dict({"Content-Type": "multipart/form-data; boundary=kb"}, **(headers or {})))
-    assert status == 202, (status, answer)
-    return json.loads(answer)["id"]
-
-
-def wait_job(port, job, timeout=120):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        status, answer = json_request(port, "GET", "/v1/jobs/" + job)
-        if status == 200 and answer["state"] not in ("queued", "running"):
-            return answer
-        time.sleep(0.05)
-    return None
-
-
 def uploads(checks, server, work):
     """4. Uploads are linear and bounded (server started with API keys, one with a quota)."""
     port = server.port
@@ -469,15 +423,8 @@ def main():
     finally:
         if server and server.process and server.alive():
             server.process.kill()
-        if checks.failed:
-            for log in sorted(os.listdir(work)):
-                if log.endswith(".log"):
-                    print("--- %s (last lines)\n%s" % (log, open(os.path.join(work, log)).read()[-2000:]), file=sys.stderr)
-        shutil.rmtree(work, ignore_errors=True)
-    print("%d passed, %d failed" % (checks.passed, len(checks.failed)))
-    for f in checks.failed:
-        print("FAILED: " + f)
-    return 1 if checks.failed else 0
+        code = checks.finish(work)
+    return code
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 
@@ -112,3 +113,62 @@ def data_with_faq(fixture, work):
     os.symlink(os.path.realpath(os.path.join(fixture, "models")), os.path.join(data, "models"))
     shutil.copytree(os.path.join(fixture, "collections", "faq"), os.path.join(data, "collections", "faq"))
     return data
+
+
+class Checks:
+    def __init__(self):
+        self.passed, self.failed = 0, []
+
+    def check(self, name, ok, detail=""):
+        print("%-4s %-64s %s" % ("ok" if ok else "FAIL", name, str(detail)[:200]), flush=True)
+        if ok:
+            self.passed += 1
+        else:
+            self.failed.append("%s: %s" % (name, detail))
+
+    def finish(self, work):
+        """Prints the servers' logs in `work` when a check failed, removes `work`, prints the summary;
+        returns the exit code."""
+        if self.failed:
+            for log in sorted(os.listdir(work)):
+                if log.endswith(".log"):
+                    print("--- %s (last lines)\n%s" % (log, open(os.path.join(work, log)).read()[-3000:]), file=sys.stderr)
+        shutil.rmtree(work, ignore_errors=True)
+        print("%d passed, %d failed" % (self.passed, len(self.failed)))
+        for failure in self.failed:
+            print("FAILED: " + failure)
+        return 1 if self.failed else 0
+
+
+def error_code(body):
+    try:
+        return json.loads(body)["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def multipart(files):
+    body = b""
+    for name, text in files:
+        body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="' + name.encode() +
+                 b'"\r\nContent-Type: text/markdown\r\n\r\n' + text + b"\r\n")
+    return body + b"--kb--\r\n"
+
+
+def upload(port, collection, files, headers=None):
+    """A multipart upload of {name: text or bytes}; returns the job id."""
+    body = multipart([(name, text if isinstance(text, bytes) else text.encode()) for name, text in files.items()])
+    status, answer, _ = request(port, "POST", "/v1/collections/%s/documents" % collection, body,
+                                dict({"Content-Type": "multipart/form-data; boundary=kb"}, **(headers or {})))
+    assert status == 202, (status, answer)
+    return json.loads(answer)["id"]
+
+
+def wait_job(port, job, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        status, answer = json_request(port, "GET", "/v1/jobs/" + job)
+        if status == 200 and answer["state"] not in ("queued", "running"):
+            return answer
+        time.sleep(0.05)
+    return None

@@ -60,3 +60,12 @@ foreach(group bodies before_body connections metrics open_mode sizes lifecycle u
                    ${KOTAE_SERVER_TEST_DATA} ${group})
   set_tests_properties(HostileClients.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
 endforeach()
+# ... and on ingestion (tests/server/durable_ingestion_test.py): time budgets, cancelling inside a file
+# and shutting down within the deadline; SIGKILL at random moments; the CLI and the server writing one
+# collection.
+foreach(group budgets crashes writers)
+  add_test(NAME HostileClients.${group}
+           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/durable_ingestion_test.py $<TARGET_FILE:kotae>
+                   ${KOTAE_SERVER_TEST_DATA} ${group})
+  set_tests_properties(HostileClients.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
+endforeach()

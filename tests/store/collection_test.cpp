@@ -316,6 +316,63 @@ TEST(Collection, ReplacingADocumentReplacesItsChunksTextIndexAndVectors) {
   EXPECT_EQ(report->vectors, 3u);
 }
 
+// Two openings of one folder have a connection each, as two processes would (the CLI beside a
+// server): each one's searches and writes see what the other committed, including after the other
+// saved its vector index and trimmed the change log, and neither saves an index missing the other's
+// vectors.
+TEST(Collection, AnotherWritersCommitsAreCaughtUpBeforeSearchesAndWrites) {
+  TempDir temp;
+  std::mt19937 rng(5);
+  auto server_side = Collection::open_or_create(temp.path() / "c", test_info());
+  ASSERT_OK(server_side);
+  auto cli_side = Collection::open(temp.path() / "c");
+  ASSERT_OK(cli_side);
+  Collection& server = **server_side;
+  Collection& cli = **cli_side;
+
+  const auto first = make_document("/kb/first.md", "md", {"zeppelin hangar", "airship mast"}, kDim, rng);
+  ASSERT_OK(put(cli, first));
+  auto words = server.search_bm25("zeppelin", 5);
+  ASSERT_OK(words);
+  ASSERT_EQ(words->size(), 1u);
+  auto nearest = server.search_vector(first.embedding(1), 1);
+  ASSERT_OK(nearest);
+  ASSERT_EQ(nearest->size(), 1u);
+  EXPECT_NEAR((*nearest)[0].score, 1.0f, 1e-4);
+  EXPECT_EQ(server.document_count(), 1u);
+
+  const auto own = make_document("/kb/own.md", "md", {"lighthouse keeper"}, kDim, rng);
+  ASSERT_OK(put(server, own));  // a write after the other's commit: caught up inside its transaction
+  ASSERT_OK(server.save_vector_index());  // trims the log the CLI side has not read yet
+  const auto replaced = make_document("/kb/first.md", "md", {"blimp field"}, kDim, rng);
+  ASSERT_OK(put(server, replaced));
+  ASSERT_OK(server.save_vector_index());
+
+  auto gone = cli.search_bm25("zeppelin", 5);  // past the trimmed log: caught up by chunk ids
+  ASSERT_OK(gone);
+  EXPECT_TRUE(gone->empty());
+  auto blimp = cli.search_bm25("blimp", 5);
+  ASSERT_OK(blimp);
+  EXPECT_EQ(blimp->size(), 1u);
+  auto keeper = cli.search_vector(own.embedding(0), 1);
+  ASSERT_OK(keeper);
+  ASSERT_EQ(keeper->size(), 1u);
+  EXPECT_NEAR((*keeper)[0].score, 1.0f, 1e-4);
+  EXPECT_EQ(cli.chunk_count(), 2u);
+  EXPECT_EQ(cli.document_count(), 2u);
+  ASSERT_OK(cli.save_vector_index());
+
+  cli_side->reset();
+  server_side->reset();
+  auto reopened = Collection::open(temp.path() / "c");
+  ASSERT_OK(reopened);
+  EXPECT_EQ((*reopened)->vector_index_rebuilt_because(), "");
+  auto report = (*reopened)->check();
+  ASSERT_OK(report);
+  EXPECT_TRUE(report->ok()) << report->details;
+  EXPECT_EQ(report->vectors, 2u);
+}
+
 // --- BM25 ------------------------------------------------------------------------------------------
 
 TEST(Collection, Bm25RanksByRelevanceAndReadsSyntaxAsPlainWords) {

@@ -2,6 +2,7 @@
 #include <unistd.h>
 #include <zip.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "text/loaders/loader.h"
@@ -600,6 +602,30 @@ TEST_F(LoaderTest, BytesInMemoryLoadLikeFiles) {
   expect_document_invariants(*doc);
   EXPECT_EQ(doc->text, "Title\n\nBody");
   EXPECT_EQ(doc->title, "Title");
+}
+
+// A cancelled job or a spent time budget ends a load between pages and blocks, as a stopped error
+// that says which; nothing half-loaded is returned.
+TEST_F(LoaderTest, AStopIsHeardBetweenPagesAndBlocks) {
+  const auto pdf = write("three.pdf", make_pdf(kPdfPages, "Stopped"));
+  std::atomic<bool> cancelled{true};
+  LoadLimits limits;
+  limits.stop = StopWhen(&cancelled, 0);
+  for (const auto& path : {pdf, write("notes.md", "# Notes\n\nOne.\n\nTwo.")}) {
+    auto stopped = load_document(path, limits);
+    ASSERT_FALSE(stopped.ok()) << path;
+    EXPECT_EQ(stopped.error().code, ErrorCode::stopped);
+    EXPECT_EQ(stopped.error().message, path.string() + ": cancelled");
+  }
+  limits.stop = StopWhen(nullptr, 1e-6);
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  auto late = load_document(pdf, limits);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.error().code, ErrorCode::stopped);
+  EXPECT_NE(late.error().message.find("time budget of 1e-06 s"), std::string::npos) << late.error().message;
+  cancelled = false;
+  limits.stop = StopWhen(&cancelled, 60);
+  EXPECT_TRUE(load_document(pdf, limits).ok());
 }
 
 // ---- real documentation on this machine ---------------------------------------------------------------

@@ -80,13 +80,13 @@ std::string normalise_line(std::string_view raw) {
 }
 
 void DocumentBuilder::add_paragraph(std::string_view raw) {
-  if (limit_exceeded_) return;
+  if (stopped()) return;
   for_each_block(raw, true, [&](std::string block) { append_block(block); });
 }
 
 void DocumentBuilder::add_heading(int level, std::string_view raw) {
   KOTAE_ASSERT(level >= 0);
-  if (limit_exceeded_) return;
+  if (stopped()) return;
   std::string heading = normalise_line(raw);
   if (heading.empty()) return;
   while (!open_headings_.empty() && open_headings_.back().first >= level) open_headings_.pop_back();
@@ -111,7 +111,15 @@ void DocumentBuilder::append_block(std::string_view block) {
   document_.segments.push_back(TextSegment{begin, text.size(), page_, heading_path_});
 }
 
+bool DocumentBuilder::stopped() {
+  if (!limit_exceeded_ && !stop_error_) {
+    if (auto go_on = stop_.check(); !go_on) stop_error_ = go_on.error();
+  }
+  return limit_exceeded_ || stop_error_;
+}
+
 Result<Document> DocumentBuilder::finish(std::string format, std::string title, std::uint32_t pages) && {
+  if (stop_error_) return *stop_error_;
   if (limit_exceeded_) {
     return make_error(ErrorCode::invalid_argument,
                       "extracted text exceeds max_text_bytes (" + std::to_string(max_text_bytes_) + ")");

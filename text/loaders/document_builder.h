@@ -5,19 +5,22 @@
 // exactly "\n\n", one segment per block with its page and heading path, and the text-size limit.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "core/result.h"
+#include "core/stop_when.h"
 #include "text/document.h"
 
 namespace kotae::text {
 
 class DocumentBuilder {
  public:
-  explicit DocumentBuilder(std::uint64_t max_text_bytes) : max_text_bytes_(max_text_bytes) {}
+  explicit DocumentBuilder(std::uint64_t max_text_bytes, StopWhen stop = {})
+      : max_text_bytes_(max_text_bytes), stop_(stop) {}
 
   // Later blocks come from this 1-based page (0: the format has no pages).
   void set_page(std::uint32_t page) { page_ = page; }
@@ -31,13 +34,14 @@ class DocumentBuilder {
   // or a deeper level, and it and the blocks after it carry the new heading path.
   void add_heading(int level, std::string_view raw);
 
-  // True once appending would have passed max_text_bytes; later blocks are ignored, so a loader may
-  // stop early, and finish() reports the error.
-  bool text_limit_exceeded() const { return limit_exceeded_; }
+  // True once appending would have passed max_text_bytes or `stop` says the work should end (asked
+  // here and before every block); later blocks are ignored, so a loader may end early, and finish()
+  // reports why.
+  bool stopped();
 
   const std::string& first_heading() const { return first_heading_; }
 
-  // The document, or an error when the text limit was passed or no text was found. `title` falls back
+  // The document, or an error when the text limit was passed, the work was stopped or no text was found. `title` falls back
   // to the first heading when empty.
   Result<Document> finish(std::string format, std::string title, std::uint32_t pages) &&;
 
@@ -49,7 +53,9 @@ class DocumentBuilder {
   std::vector<std::pair<int, std::string>> open_headings_;  // (level, text), outermost first
   std::vector<std::string> heading_path_;
   std::string first_heading_;
+  StopWhen stop_;
   bool limit_exceeded_ = false;
+  std::optional<Error> stop_error_;
   Document document_;
 };
 

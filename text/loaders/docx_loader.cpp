@@ -256,7 +256,7 @@ class BodyReader {
   Result<void> read(const std::string& xml) {
     PartReader reader(xml, "word/document.xml");
     bool skip_subtree = false;
-    while (reader.next(skip_subtree) && !out_.text_limit_exceeded()) {
+    while (reader.next(skip_subtree) && !out_.stopped()) {
       skip_subtree = false;
       const int type = reader.type();
       if (type == XML_READER_TYPE_ELEMENT) {
@@ -390,7 +390,7 @@ Result<Document> load_docx(std::string_view bytes, const LoadLimits& limits) {
     style_levels = std::move(*levels);
   }
 
-  DocumentBuilder builder(limits.max_text_bytes);
+  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
   BodyReader reader(builder, style_levels, limits.max_depth);
   if (auto read = reader.read(**body); !read) return read.error();
 

@@ -104,7 +104,7 @@ class HtmlWalker {
       too_deep_ = true;
       return;
     }
-    for (; node != nullptr && !too_deep_ && !out_.text_limit_exceeded(); node = node->next) {
+    for (; node != nullptr && !too_deep_ && !out_.stopped(); node = node->next) {
       if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE) {
         append_text(paragraph_, node, preformatted_ > 0);
         continue;
@@ -219,7 +219,7 @@ Result<Document> load_html(std::string_view bytes, const LoadLimits& limits) {
                                                        "; libxml2 also stops at 256)");
   }
 
-  DocumentBuilder builder(limits.max_text_bytes);
+  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
   const xmlNode* root = xmlDocGetRootElement(document.get());
   std::string title;
   if (const xmlNode* title_node = find_element(root, "title", 0)) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "core/stop_when.h"
 #include "text/document.h"
 
 namespace kotae::text {
@@ -21,6 +22,7 @@ struct LoadLimits {
   std::uint64_t max_decompressed_bytes = 512ull << 20;  // DOCX: bytes inflated from the zip (zip bombs)
   std::uint32_t max_depth = 256;                        // HTML/DOCX element nesting
   std::uint64_t max_text_bytes = 64ull << 20;           // extracted text
+  StopWhen stop;  // asked between pages and blocks: a cancelled job or a spent time budget ends the load
 };
 
 // "txt", "md", "html", "pdf", "docx" for a supported path (by extension, case-insensitive:

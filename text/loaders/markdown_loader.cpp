@@ -301,7 +301,7 @@ class MarkdownReader {
       start = end + 1;
     }
     std::size_t first = skip_front_matter(lines);
-    for (std::size_t i = first; i < lines.size() && !out_.text_limit_exceeded(); ++i) read_line(lines[i]);
+    for (std::size_t i = first; i < lines.size() && !out_.stopped(); ++i) read_line(lines[i]);
     flush();
   }
 
@@ -479,7 +479,7 @@ class MarkdownReader {
 Result<Document> load_markdown(std::string_view bytes, const LoadLimits& limits) {
   // Files that are not UTF-8 are read as Latin-1: a fallback, so a legacy file still loads.
   const std::string text = decode_text_bytes(bytes);
-  DocumentBuilder builder(limits.max_text_bytes);
+  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
   MarkdownReader(builder).read(text);
   return std::move(builder).finish("md", "", 0);
 }

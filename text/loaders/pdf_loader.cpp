@@ -54,8 +54,8 @@ Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
                                                        std::to_string(limits.max_pages) + ")");
   }
 
-  DocumentBuilder builder(limits.max_text_bytes);
-  for (int index = 0; index < page_count && !builder.text_limit_exceeded(); ++index) {
+  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
+  for (int index = 0; index < page_count && !builder.stopped(); ++index) {
     std::unique_ptr<poppler::page> page(pdf->create_page(index));
     if (!page) continue;  // a damaged page object: the other pages are still worth having
     builder.set_page(static_cast<std::uint32_t>(index + 1));

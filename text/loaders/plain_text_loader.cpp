@@ -10,7 +10,7 @@ namespace kotae::text {
 Result<Document> load_plain_text(std::string_view bytes, const LoadLimits& limits) {
   // Files that are not UTF-8 are read as Latin-1: a fallback, so a legacy file still loads.
   const std::string text = decode_text_bytes(bytes);
-  DocumentBuilder builder(limits.max_text_bytes);
+  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
   builder.add_paragraph(text);
   return std::move(builder).finish("txt", "", 0);
 }
