@@ -16,7 +16,7 @@ Result<void> StopWhen::check() const {
   if (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) {
     return make_error(ErrorCode::stopped, "cancelled");
   }
-  if (std::chrono::steady_clock::now() > deadline_) {
+  if (budget_s_ > 0 && std::chrono::steady_clock::now() > deadline_) {
     char budget[32];
     std::snprintf(budget, sizeof budget, "%g", budget_s_);
     return make_error(ErrorCode::stopped, std::string("stopped: it took longer than its time budget of ") + budget + " s");
