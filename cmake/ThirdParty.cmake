@@ -55,12 +55,14 @@ set_target_properties(kotae::usearch PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${_usearch}/include"
   INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_usearch}/include")
 
-# hnswlib (Debian's libhnswlib-dev, header only): the vector index behind store/vector_index.cpp
-find_path(HNSWLIB_INCLUDE_DIR hnswlib/hnswlib.h REQUIRED)
+# hnswlib 0.6.2 (header only, pinned: scripts/setup): the graph inside store/vector_index.cpp, which
+# reads its layout, so exactly this version and never whatever the system has
+set(_hnswlib "${KOTAE_DEPS_DIR}/hnswlib")
+kotae_require_dep("${_hnswlib}/include/hnswlib/hnswalg.h" "hnswlib")
 add_library(kotae::hnswlib INTERFACE IMPORTED)
 set_target_properties(kotae::hnswlib PROPERTIES
-  INTERFACE_INCLUDE_DIRECTORIES "${HNSWLIB_INCLUDE_DIR}"
-  INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${HNSWLIB_INCLUDE_DIR}")
+  INTERFACE_INCLUDE_DIRECTORIES "${_hnswlib}/include"
+  INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_hnswlib}/include")
 
 # Debian packages
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
@@ -73,6 +75,7 @@ pkg_check_modules(POPPLER_CPP REQUIRED IMPORTED_TARGET poppler-cpp)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 find_package(LibXml2 REQUIRED)
 find_package(SQLite3 REQUIRED)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)  # the PostgreSQL store (store/postgres_*)
 find_package(CURL 7.88 REQUIRED)  # the OpenAI-compatible client (model/openai_chat_client)
 find_package(Boost 1.81 REQUIRED)  # Beast and Asio (header only): the HTTP server
 find_package(prometheus-cpp REQUIRED COMPONENTS core)  # /metrics (Debian's 1.0.1 declares no version)

@@ -13,6 +13,7 @@ const char* to_string(ErrorCode code) {
     case ErrorCode::unsupported: return "unsupported";
     case ErrorCode::overloaded: return "overloaded";
     case ErrorCode::stopped: return "stopped";
+    case ErrorCode::unavailable: return "unavailable";
     case ErrorCode::internal: return "internal";
   }
   return "internal";

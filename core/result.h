@@ -18,6 +18,7 @@ enum class ErrorCode {
   unsupported,       // a valid request for something this build cannot do
   overloaded,        // a bounded queue is full; retry later
   stopped,           // long work ended early: cancelled, or past its time budget
+  unavailable,       // a service Kotae depends on (the shared database) cannot be reached; retry later
   internal,          // a third-party library failed unexpectedly
 };
 
@@ -69,3 +70,23 @@ class [[nodiscard]] Result<void> {
 inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
 
 }  // namespace kotae
+
+#define KOTAE_CONCAT_(a, b) a##b
+#define KOTAE_CONCAT(a, b) KOTAE_CONCAT_(a, b)
+
+// Returns a failed Result's error from the enclosing function (which returns a Result).
+#define KOTAE_TRY(expr) KOTAE_TRY_(expr, KOTAE_CONCAT(kotae_try_, __COUNTER__))
+#define KOTAE_TRY_(expr, name)                    \
+  do {                                            \
+    if (auto name = (expr); !name) return name.error(); \
+  } while (0)
+
+// The value of a Result, or its error returned from the enclosing function (a GCC and Clang statement
+// expression: `bool row = KOTAE_TRY_VALUE(statement.step());`). Nests: each use names its own temporary.
+#define KOTAE_TRY_VALUE(expr) KOTAE_TRY_VALUE_(expr, KOTAE_CONCAT(kotae_try_, __COUNTER__))
+#define KOTAE_TRY_VALUE_(expr, name)  \
+  __extension__({                     \
+    auto name = (expr);               \
+    if (!name) return name.error();   \
+    std::move(*name);                 \
+  })

@@ -11,6 +11,7 @@ ApiError from_error(const Error& error) {
     case ErrorCode::already_exists: return {409, "already_exists", error.message};
     case ErrorCode::overloaded: return {503, "overloaded", error.message};
     case ErrorCode::stopped: return {503, "stopped", error.message};
+    case ErrorCode::unavailable: return {503, "unavailable", error.message};
     case ErrorCode::unsupported: return {501, "unsupported", error.message};
     case ErrorCode::io: return {500, "io_error", error.message};
     case ErrorCode::corrupt: return {500, "corrupt_data", error.message};

@@ -1,17 +1,17 @@
 #pragma once
-// A collection: one folder holding a SQLite database (documents, chunks with their embeddings, an
-// FTS5 full-text index) and a vector index over the chunks' embeddings. SQLite is the source of truth;
-// the vector index is a cache of it that is caught up from a change log at open, and rebuilt from the
-// stored embeddings when missing or damaged. BM25 is answered from an in-memory index built at open
-// with FTS5's own terms and weights (FTS5 scores every matching row; this prunes to touched slots).
-// One writer at a time; searches may run concurrently with each other (BM25 and vector search on
-// different threads) and with a writer. Another process may write the same folder (the CLI beside a
-// server; store/writer_lock.h keeps them in turn): every write and search first catches the in-memory
-// indexes up with what it committed.
+// A collection: its records in a record store (store/record_store.h: a SQLite file beside this
+// process, or PostgreSQL shared by several replicas), the source of truth, and the search indexes
+// derived from them in memory (store/derived_indexes.h: BM25, the HNSW graph, which chunk is in which
+// document), with a snapshot of the vectors on disk so an open need not rebuild them.
 //
-//   DIR/kotae.db        documents, chunks, chunks_fts, vector_log, meta (WAL mode)
-//   DIR/vectors.index   the vector index, with the change-log position it reflects
-//   DIR/manifest.json   CollectionInfo, for people and tools (the database holds the same)
+// One writer at a time in this process; searches run concurrently with each other and with the
+// writer. Others may write the same records (the CLI beside a server, another replica): every write
+// first catches the indexes up with their commits, and so does every search where the store can tell
+// cheaply (SQLite); where it cannot (PostgreSQL), whoever follows the store's notifications calls
+// catch_up().
+//
+//   DIR/kotae.db, DIR/manifest.json   the SQLite back-end (store/sqlite_record_store.h)
+//   DIR/vectors.index                 the vector snapshot, with the change-log position it reflects
 
 #include <cstddef>
 #include <cstdint>
@@ -24,71 +24,11 @@
 #include <vector>
 
 #include "core/result.h"
+#include "store/record_store.h"
+#include "store/records.h"
 #include "store/sentence_vectors.h"
 
 namespace kotae::store {
-
-// What built the collection. Opening it with another embedder or dimension is an error.
-struct CollectionInfo {
-  std::string embedder_id;  // Encoder::id(), e.g. "all-minilm-l6-v2/fp32"
-  std::size_t dimension = 0;
-  std::size_t chunk_tokens = 0;  // chunking settings, recorded for reproducibility
-  std::size_t overlap_tokens = 0;
-};
-
-struct DocumentRecord {
-  std::int64_t id = 0;  // assigned by the store
-  std::string path;     // the document's identity in the collection: absolute path, or a name
-  std::string sha256;   // of the file's bytes (hex)
-  std::int64_t size = 0;
-  std::int64_t modified_ns = 0;  // file mtime, nanoseconds since the epoch
-  std::string title;
-  std::string format;  // "txt", "md", "html", "pdf", "docx"
-  std::string metadata_json = "{}";
-  std::string text;    // the normalised text chunks point into (filled by document(), not documents())
-  std::int64_t chunk_count = 0;
-};
-
-struct ChunkRecord {
-  std::int64_t id = 0;  // assigned by the store; also the chunk's key in the vector index
-  std::int64_t document_id = 0;
-  std::uint32_t ordinal = 0;  // position in its document
-  std::size_t begin = 0;      // byte span in the document's text
-  std::size_t end = 0;
-  std::uint32_t page_first = 0;
-  std::uint32_t page_last = 0;
-  std::vector<std::string> heading_path;
-  std::size_t token_count = 0;
-  std::string text;  // document.text.substr(begin, end - begin)
-};
-
-// Restricts a search to documents whose path starts with `path_prefix` (when not empty) and whose
-// format is one of `formats` (when not empty).
-struct SearchFilter {
-  std::string path_prefix;
-  std::vector<std::string> formats;
-  bool empty() const { return path_prefix.empty() && formats.empty(); }
-};
-
-struct ScoredChunk {
-  std::int64_t chunk_id = 0;
-  std::int64_t document_id = 0;
-  float score = 0;  // BM25 (store/bm25_index, the same terms and weights as chunks_fts); vector: cosine similarity
-};
-
-struct ConsistencyReport {
-  bool integrity_ok = false;        // PRAGMA integrity_check said "ok"
-  bool fts_ok = false;              // FTS5 'integrity-check' passed
-  std::size_t documents = 0;
-  std::size_t chunks = 0;           // rows in chunks
-  std::size_t vectors = 0;          // keys in the vector index
-  std::size_t chunks_without_vector = 0;
-  std::size_t vectors_without_chunk = 0;
-  std::string details;              // what failed, for the error message
-  bool ok() const {
-    return integrity_ok && fts_ok && chunks == vectors && chunks_without_vector == 0 && vectors_without_chunk == 0;
-  }
-};
 
 class Collection {
  public:
@@ -98,6 +38,9 @@ class Collection {
                                                             const CollectionInfo& info);
   // Opens an existing collection (not_found when there is none).
   static Result<std::unique_ptr<Collection>> open(const std::filesystem::path& dir);
+  // Over records kept elsewhere, with the vector snapshot at `snapshot`.
+  static Result<std::unique_ptr<Collection>> open(std::unique_ptr<RecordStore> records,
+                                                  const std::filesystem::path& snapshot);
 
   ~Collection();
   Collection(const Collection&) = delete;
@@ -107,7 +50,13 @@ class Collection {
   // Why opening rebuilt the vector index from the database (missing, damaged, stale); empty when it
   // was loaded. Callers log it: a rebuild is safe but slow, and someone should know it happened.
   const std::string& vector_index_rebuilt_because() const;
-  const std::filesystem::path& dir() const;
+  const std::filesystem::path& dir() const;  // the folder of a SQLite collection; empty otherwise
+  const std::string& location() const;       // where the records are, for messages
+
+  // Brings the search indexes up to what others committed (cheap when nothing changed).
+  Result<void> catch_up();
+  // The change-log position the search indexes reflect.
+  std::int64_t change_position() const;
 
   // The stored record (without text) for a path, or nullopt.
   Result<std::optional<DocumentRecord>> find_document(std::string_view path) const;

@@ -10,3 +10,9 @@ kotae_test(store_tests
   LIBS kotae_store kotae_text SQLite::SQLite3 nlohmann_json::nlohmann_json Threads::Threads
   PROPERTIES FIXTURES_REQUIRED debian_faq_dataset)
 target_compile_definitions(store_tests PRIVATE KOTAE_FAQ_BEIR_DIR="${KOTAE_FAQ_BEIR_DIR}")
+
+kotae_test(postgres_store_tests
+  SOURCES store/postgres_store_test.cpp
+  LIBS kotae_store SQLite::SQLite3 Threads::Threads
+  PROPERTIES FIXTURES_REQUIRED postgres_server)
+target_compile_definitions(postgres_store_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")

@@ -1,0 +1,147 @@
+#pragma once
+// A thin RAII layer over libpq for the PostgreSQL back-end: connections, parameterised queries with
+// binary results, transactions, a pool, notifications, and the mapping of PostgreSQL's failures onto
+// Kotae's error codes (a server that cannot be reached, or went away, is `unavailable`: callers
+// answer 503 and retry; the pool replaces a broken connection on the next acquire). libpq stays in
+// store/.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+struct pg_conn;
+struct pg_result;
+
+namespace kotae::store {
+
+// Parameters of one query: integers and text sent as text, bytes as binary.
+class PgParams {
+ public:
+  PgParams& add(std::int64_t value);
+  PgParams& add(std::string_view text);
+  PgParams& add_bytes(std::span<const std::byte> bytes);
+  std::size_t size() const { return values_.size(); }
+
+ private:
+  friend class PgConnection;
+  std::vector<std::string> values_;
+  std::vector<int> formats_;  // 0 text, 1 binary
+};
+
+// A query's rows, in binary: integers are bigint (8 bytes), text and bytea their bytes.
+class PgResult {
+ public:
+  explicit PgResult(pg_result* result) : result_(result) {}
+  ~PgResult();
+  PgResult(PgResult&& other) noexcept : result_(other.result_) { other.result_ = nullptr; }
+  PgResult& operator=(PgResult&&) = delete;
+  PgResult(const PgResult&) = delete;
+  PgResult& operator=(const PgResult&) = delete;
+
+  std::size_t rows() const;
+  std::int64_t int64(std::size_t row, int column) const;  // a bigint column
+  std::string_view text(std::size_t row, int column) const;
+  std::span<const std::byte> bytes(std::size_t row, int column) const;
+  bool is_null(std::size_t row, int column) const;
+
+ private:
+  friend class PgConnection;
+  pg_result* result_ = nullptr;
+};
+
+struct PgNotification {
+  std::string channel;
+  std::string payload;
+};
+
+// One connection. Not for two threads at once: the pool lends each caller its own.
+class PgConnection {
+ public:
+  // `url`: a libpq connection string or URI (postgres://USER@/DB?host=SOCKETDIR). Failing to connect
+  // is `unavailable`; the message names the server but never a password.
+  static Result<std::unique_ptr<PgConnection>> connect(const std::string& url);
+  ~PgConnection();
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  // One statement with parameters ($1, $2, ...); rows in binary.
+  Result<PgResult> query(std::string_view sql, const PgParams& params = {});
+  // One or more statements without parameters or results (schema, BEGIN, COMMIT).
+  Result<void> execute(std::string_view sql);
+  // Whether the connection was lost: the pool drops it rather than lending it again.
+  bool broken() const;
+
+  // Notifications: LISTEN first (execute), then wait. Returns what arrived within `timeout` (none
+  // when it passed), or `unavailable` when the connection was lost.
+  Result<std::vector<PgNotification>> wait_for_notifications(std::chrono::milliseconds timeout);
+
+  const std::string& server() const { return server_; }  // for messages: host or socket and database
+
+ private:
+  PgConnection(pg_conn* connection, std::string server) : connection_(connection), server_(std::move(server)) {}
+  Error error(pg_result* result, std::string_view doing) const;
+  pg_conn* connection_ = nullptr;
+  std::string server_;
+};
+
+// BEGIN ... COMMIT on one connection; rolls back when destroyed uncommitted.
+class PgTransaction {
+ public:
+  static Result<PgTransaction> begin(PgConnection& connection);
+  ~PgTransaction();
+  PgTransaction(PgTransaction&& other) noexcept : connection_(other.connection_) { other.connection_ = nullptr; }
+  PgTransaction& operator=(PgTransaction&&) = delete;
+  PgTransaction(const PgTransaction&) = delete;
+  PgTransaction& operator=(const PgTransaction&) = delete;
+  Result<void> commit();
+
+ private:
+  explicit PgTransaction(PgConnection* connection) : connection_(connection) {}
+  PgConnection* connection_ = nullptr;
+};
+
+// Connections to one database, lent one caller at a time and opened on demand: a lost connection is
+// dropped when given back, so once the server is back the next acquire connects again by itself.
+class PgPool {
+ public:
+  class Lease {
+   public:
+    Lease(PgPool* pool, std::unique_ptr<PgConnection> connection) : pool_(pool), connection_(std::move(connection)) {}
+    ~Lease();
+    Lease(Lease&&) noexcept = default;
+    Lease& operator=(Lease&&) = delete;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    PgConnection& operator*() const { return *connection_; }
+    PgConnection* operator->() const { return connection_.get(); }
+
+   private:
+    PgPool* pool_;
+    std::unique_ptr<PgConnection> connection_;
+  };
+
+  explicit PgPool(std::string url) : url_(std::move(url)) {}
+  Result<Lease> acquire();
+  const std::string& url() const { return url_; }
+
+ private:
+  void give_back(std::unique_ptr<PgConnection> connection);
+  std::string url_;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<PgConnection>> idle_;
+};
+
+// The URL without its password, for logs and messages.
+std::string redacted_url(std::string_view url);
+// Whether a --store value names PostgreSQL (postgres:// or postgresql://) rather than a folder.
+bool is_postgres_url(std::string_view location);
+
+}  // namespace kotae::store

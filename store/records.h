@@ -1,0 +1,73 @@
+#pragma once
+// The records a collection holds, as every back-end stores them and every caller sees them.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kotae::store {
+
+// What built the collection. Opening it with another embedder or dimension is an error.
+struct CollectionInfo {
+  std::string embedder_id;  // Encoder::id(), e.g. "all-minilm-l6-v2/fp32"
+  std::size_t dimension = 0;
+  std::size_t chunk_tokens = 0;  // chunking settings, recorded for reproducibility
+  std::size_t overlap_tokens = 0;
+};
+
+struct DocumentRecord {
+  std::int64_t id = 0;  // assigned by the store
+  std::string path;     // the document's identity in the collection: absolute path, or a name
+  std::string sha256;   // of the file's bytes (hex)
+  std::int64_t size = 0;
+  std::int64_t modified_ns = 0;  // file mtime, nanoseconds since the epoch
+  std::string title;
+  std::string format;  // "txt", "md", "html", "pdf", "docx"
+  std::string metadata_json = "{}";
+  std::string text;    // the normalised text chunks point into (filled by document(), not documents())
+  std::int64_t chunk_count = 0;
+};
+
+struct ChunkRecord {
+  std::int64_t id = 0;  // assigned by the store; also the chunk's key in the vector index
+  std::int64_t document_id = 0;
+  std::uint32_t ordinal = 0;  // position in its document
+  std::size_t begin = 0;      // byte span in the document's text
+  std::size_t end = 0;
+  std::uint32_t page_first = 0;
+  std::uint32_t page_last = 0;
+  std::vector<std::string> heading_path;
+  std::size_t token_count = 0;
+  std::string text;  // document.text.substr(begin, end - begin)
+};
+
+// Restricts a search to documents whose path starts with `path_prefix` (when not empty) and whose
+// format is one of `formats` (when not empty).
+struct SearchFilter {
+  std::string path_prefix;
+  std::vector<std::string> formats;
+  bool empty() const { return path_prefix.empty() && formats.empty(); }
+};
+
+struct ScoredChunk {
+  std::int64_t chunk_id = 0;
+  std::int64_t document_id = 0;
+  float score = 0;  // BM25 (store/bm25_index, the same terms and weights as chunks_fts); vector: cosine similarity
+};
+
+struct ConsistencyReport {
+  bool integrity_ok = false;        // PRAGMA integrity_check said "ok"
+  bool fts_ok = false;              // FTS5 'integrity-check' passed
+  std::size_t documents = 0;
+  std::size_t chunks = 0;           // rows in chunks
+  std::size_t vectors = 0;          // keys in the vector index
+  std::size_t chunks_without_vector = 0;
+  std::size_t vectors_without_chunk = 0;
+  std::string details;              // what failed, for the error message
+  bool ok() const {
+    return integrity_ok && fts_ok && chunks == vectors && chunks_without_vector == 0 && vectors_without_chunk == 0;
+  }
+};
+
+}  // namespace kotae::store
