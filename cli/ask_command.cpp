@@ -24,12 +24,12 @@ std::string pages(const rag::Source& s) {
 int run_ask(const AskOptions& options) {
   auto mode = search::parse_search_mode(options.mode);
   if (!mode) return report_error(make_error(ErrorCode::invalid_argument, "--mode must be bm25, vector or hybrid"));
-  auto open = open_for_search(options.data_dir, options.collection);
+  auto open = open_for_search(options.where, options.collection);
   if (!open) return report_error(open.error());
-  auto reranker = load_reranker(options.data_dir, options.rerank_model);
+  auto reranker = load_reranker(options.where.data_dir, options.rerank_model);
   if (!reranker) return report_error(reranker.error());
   rag::BackendSettings settings = options.backend;
-  settings.data_dir = options.data_dir;
+  settings.data_dir = options.where.data_dir;
   if (const char* key = std::getenv(options.openai_key_env.c_str())) settings.openai_api_key = key;
   auto backends = rag::set_up_backends(settings);
   if (!backends) return report_error(backends.error());

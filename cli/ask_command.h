@@ -12,12 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "store/catalog.h"
 #include "rag/answer_backends.h"
 
 namespace kotae::cli {
 
 struct AskOptions {
-  std::filesystem::path data_dir;
+  store::CatalogOptions where;  // the store (--store, --index-cache) and the data directory (models)
   std::string collection;
   std::string question;
   rag::BackendSettings backend;  // data_dir and the API key are filled in by run_ask

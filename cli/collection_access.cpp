@@ -19,16 +19,6 @@ Result<std::unique_ptr<Encoder>> load_encoder(const fs::path& data_dir, const st
 
 }  // namespace
 
-Result<fs::path> collection_dir(const fs::path& data_dir, const std::string& name) {
-  const bool valid = !name.empty() && name.size() <= 100 && name[0] != '.' &&
-                     name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
-                         std::string::npos;
-  if (!valid)
-    return make_error(ErrorCode::invalid_argument, "collection name '" + name +
-                                                       "': use letters, digits, '.', '_' and '-' (not starting with '.')");
-  return data_dir / "collections" / name;
-}
-
 namespace {
 
 // A rebuild is safe but slow; whoever waited for it should know why.
@@ -50,48 +40,43 @@ Result<store::WriterLock> lock_for_writing(const fs::path& dir, const std::strin
   return store::WriterLock::acquire(dir, doing, wait);
 }
 
-Result<OpenCollection> open_for_indexing(const fs::path& data_dir, const std::string& name, const std::string& model,
-                                         std::size_t chunk_tokens, std::size_t overlap_tokens, std::chrono::seconds wait) {
-  auto dir = collection_dir(data_dir, name);
-  if (!dir) return dir.error();
+Result<OpenCollection> open_for_indexing(const store::CatalogOptions& where, const std::string& name,
+                                         const std::string& model, std::size_t chunk_tokens, std::size_t overlap_tokens,
+                                         std::chrono::seconds wait) {
+  auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(where));
+  fs::path folder = KOTAE_TRY_VALUE(catalog->folder(store::kLocalTenant, name));
   std::error_code created;
-  fs::create_directories(*dir, created);
-  if (created) return make_error(ErrorCode::io, "cannot create " + dir->string() + ": " + created.message());
-  auto lock = lock_for_writing(*dir, name, "kotae index", wait);
-  if (!lock) return lock.error();
+  fs::create_directories(folder, created);
+  if (created) return make_error(ErrorCode::io, "cannot create " + folder.string() + ": " + created.message());
+  auto lock = KOTAE_TRY_VALUE(lock_for_writing(folder, name, "kotae index", wait));
   std::string model_name = model;
   if (model_name.empty()) {
     // An existing collection keeps its embedder; a new one gets the default.
     model_name = kDefaultEmbeddingModel;
-    if (fs::exists(*dir / "kotae.db")) {
-      auto existing = store::Collection::open(*dir);
-      if (!existing) return existing.error();
-      model_name = model_of((*existing)->info().embedder_id);
+    if (KOTAE_TRY_VALUE(catalog->exists(store::kLocalTenant, name))) {
+      auto existing = KOTAE_TRY_VALUE(catalog->open(store::kLocalTenant, name, nullptr));
+      model_name = model_of(existing->info().embedder_id);
     }
   }
-  auto encoder = load_encoder(data_dir, model_name);
-  if (!encoder) return encoder.error();
-  store::CollectionInfo info{(*encoder)->id(), (*encoder)->dimension(), chunk_tokens, overlap_tokens};
-  auto collection = store::Collection::open_or_create(*dir, info);
-  if (!collection) return collection.error();
-  tell_of_rebuild(**collection, name);
-  return OpenCollection{std::move(*lock), std::move(*collection), std::move(*encoder)};
+  auto encoder = KOTAE_TRY_VALUE(load_encoder(where.data_dir, model_name));
+  store::CollectionInfo info{encoder->id(), encoder->dimension(), chunk_tokens, overlap_tokens};
+  auto collection = KOTAE_TRY_VALUE(catalog->open(store::kLocalTenant, name, &info));
+  tell_of_rebuild(*collection, name);
+  return OpenCollection{std::move(lock), std::move(collection), std::move(encoder), std::move(folder)};
 }
 
-Result<OpenCollection> open_for_search(const fs::path& data_dir, const std::string& name, bool with_encoder) {
-  auto dir = collection_dir(data_dir, name);
-  if (!dir) return dir.error();
-  if (!fs::exists(*dir / "kotae.db"))
-    return make_error(ErrorCode::not_found, "no collection '" + name + "' in " + (data_dir / "collections").string() +
+Result<OpenCollection> open_for_search(const store::CatalogOptions& where, const std::string& name, bool with_encoder) {
+  auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(where));
+  fs::path folder = KOTAE_TRY_VALUE(catalog->folder(store::kLocalTenant, name));
+  if (!KOTAE_TRY_VALUE(catalog->exists(store::kLocalTenant, name))) {
+    return make_error(ErrorCode::not_found, "no collection '" + name + "' in " + catalog->description() +
                                                 " (create it with: kotae index PATH --collection " + name + ")");
-  auto collection = store::Collection::open(*dir);
-  if (!collection) return collection.error();
-  tell_of_rebuild(**collection, name);
-  OpenCollection open{std::nullopt, std::move(*collection), nullptr};
+  }
+  auto collection = KOTAE_TRY_VALUE(catalog->open(store::kLocalTenant, name, nullptr));
+  tell_of_rebuild(*collection, name);
+  OpenCollection open{std::nullopt, std::move(collection), nullptr, std::move(folder)};
   if (with_encoder) {
-    auto encoder = load_encoder(data_dir, model_of(open.collection->info().embedder_id));
-    if (!encoder) return encoder.error();
-    open.encoder = std::move(*encoder);
+    open.encoder = KOTAE_TRY_VALUE(load_encoder(where.data_dir, model_of(open.collection->info().embedder_id)));
   }
   return open;
 }

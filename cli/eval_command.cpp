@@ -40,10 +40,10 @@ int run_eval(const EvalOptions& options) {
                      std::to_string(ingest.chunking.max_tokens) + "|" + std::to_string(ingest.chunking.overlap_tokens);
     collection = "eval-" + options.dataset.filename().string() + "-" + sha256_hex(key).substr(0, 12);
   }
-  auto open = open_for_indexing(options.data_dir, collection, model, ingest.chunking.max_tokens,
+  auto open = open_for_indexing(options.where, collection, model, ingest.chunking.max_tokens,
                                 ingest.chunking.overlap_tokens, std::chrono::seconds(60));
   if (!open) return report_error(open.error());
-  auto reranker = load_reranker(options.data_dir, options.rerank_model);
+  auto reranker = load_reranker(options.where.data_dir, options.rerank_model);
   if (!reranker) return report_error(reranker.error());
 
   rag::Ingester ingester(*open->collection, *open->encoder, ingest);

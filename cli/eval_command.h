@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "store/catalog.h"
+
 namespace kotae::cli {
 
 struct EvalOptions {
-  std::filesystem::path data_dir;
+  store::CatalogOptions where;  // the store (--store, --index-cache) and the data directory (models)
   std::filesystem::path dataset;
   std::string collection;  // empty: a name derived from the dataset, model and chunking
   std::string model;       // empty: the default embedder

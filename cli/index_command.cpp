@@ -27,7 +27,7 @@ int run_index(const IndexOptions& options) {
 
   auto files = rag::select_files(options.paths, {options.include, options.exclude});
   if (!files) return report_error(files.error());
-  auto open = open_for_indexing(options.data_dir, options.collection, options.model, ingest.chunking.max_tokens,
+  auto open = open_for_indexing(options.where, options.collection, options.model, ingest.chunking.max_tokens,
                                 ingest.chunking.overlap_tokens, std::chrono::seconds(options.wait_s));
   if (!open) return report_error(open.error());
 
@@ -84,9 +84,9 @@ int run_index(const IndexOptions& options) {
 }
 
 int run_remove(const RemoveOptions& options) {
-  auto open = open_for_search(options.data_dir, options.collection, /*with_encoder=*/false);
+  auto open = open_for_search(options.where, options.collection, /*with_encoder=*/false);
   if (!open) return report_error(open.error());
-  auto lock = lock_for_writing(open->collection->dir(), options.collection, "kotae remove", std::chrono::seconds(options.wait_s));
+  auto lock = lock_for_writing(open->folder, options.collection, "kotae remove", std::chrono::seconds(options.wait_s));
   if (!lock) return report_error(lock.error());
   int missing = 0;
   for (const auto& given : options.documents) {

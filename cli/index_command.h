@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "store/catalog.h"
+
 namespace kotae::cli {
 
 struct IndexOptions {
-  std::filesystem::path data_dir;
+  store::CatalogOptions where;  // the store (--store, --index-cache) and the data directory (models)
   std::string collection;
   std::vector<std::filesystem::path> paths;
   std::vector<std::string> include, exclude;
@@ -26,7 +28,7 @@ struct IndexOptions {
 int run_index(const IndexOptions& options);
 
 struct RemoveOptions {
-  std::filesystem::path data_dir;
+  store::CatalogOptions where;  // the store (--store, --index-cache) and the data directory (models)
   std::string collection;
   std::vector<std::string> documents;  // paths as indexed (relative paths are made absolute)
   int wait_s = 60;                     // for another process writing the collection

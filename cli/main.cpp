@@ -12,7 +12,9 @@
 #include "cli/model_command.h"
 #include "cli/search_command.h"
 #include "cli/serve_command.h"
+#include "cli/store_command.h"
 #include "core/paths.h"
+#include "store/catalog.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"Kotae: fast, grounded answers from your documents"};
@@ -21,6 +23,11 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global flags such as --data may follow the subcommand
   std::string data_dir = kotae::default_data_dir().string();
   app.add_option("--data", data_dir, "data directory (collections, models)")->capture_default_str()->envname("KOTAE_DATA");
+  std::string store, index_cache;
+  app.add_option("--store", store, "where collections are: postgres://USER@HOST/DB (shared by replicas) or a folder "
+                                   "(default: the data directory)")->envname("KOTAE_STORE");
+  app.add_option("--index-cache", index_cache, "with a PostgreSQL store: this machine's folder for snapshots of the "
+                                               "search indexes (default: DATA/index-cache)")->envname("KOTAE_INDEX_CACHE");
   // Options of any command from a TOML file: a [serve] section holds `kotae serve`'s (port = 8080).
   app.set_config("--config", "", "TOML file of options; [serve] port = 8080, api-keys = \"keys.json\", ...");
 
@@ -129,6 +136,16 @@ int main(int argc, char** argv) {
   keygen_cmd->add_option("--rate", keygen.rate, "requests per second (0: unlimited)");
   keygen_cmd->add_option("--burst", keygen.burst, "requests at once (default: the rate)");
 
+  kotae::cli::StoreCopyOptions store_copy;
+  auto* store_cmd = app.add_subcommand("store", "move collections between stores (docs/scale-out.md)");
+  store_cmd->require_subcommand(1);
+  auto* store_copy_cmd = store_cmd->add_subcommand("copy", "copy collections with their embeddings (nothing is embedded again)");
+  store_copy_cmd->add_option("--from", store_copy.from, "a data directory, or postgres://USER@HOST/DB")->required();
+  store_copy_cmd->add_option("--to", store_copy.to, "a data directory, or postgres://USER@HOST/DB")->required();
+  store_copy_cmd->add_option("--tenant", store_copy.tenant, "only this tenant's collections (default: every tenant's)");
+  store_copy_cmd->add_option("--collection,-c", store_copy.collection, "only this collection");
+  store_copy_cmd->add_flag("--json", store_copy.json, "one JSON line per collection");
+
   kotae::cli::ModelCommandOptions model;
   auto* model_cmd = app.add_subcommand("model", "check installed models, and sign them (see docs/models.md)");
   model_cmd->require_subcommand(1);
@@ -147,6 +164,7 @@ int main(int argc, char** argv) {
   model_add->add_option("--description", model.description, "a line for the manifest");
 
   CLI11_PARSE(app, argc, argv);
+  const kotae::store::CatalogOptions where{store, data_dir, index_cache};
 
   if (doctor->parsed()) return kotae::cli::run_doctor(data_dir, doctor_json);
   if (embed_cmd->parsed()) {
@@ -154,28 +172,33 @@ int main(int argc, char** argv) {
     return kotae::cli::run_embed(embed);
   }
   if (index_cmd->parsed()) {
-    index.data_dir = data_dir;
+    index.where = where;
     index.overlap_given = overlap->count() > 0;
     return kotae::cli::run_index(index);
   }
   if (remove_cmd->parsed()) {
-    remove.data_dir = data_dir;
+    remove.where = where;
     return kotae::cli::run_remove(remove);
   }
   if (search_cmd->parsed()) {
-    search.data_dir = data_dir;
+    search.where = where;
     return kotae::cli::run_search(search);
   }
   if (eval_cmd->parsed()) {
-    eval.data_dir = data_dir;
+    eval.where = where;
     eval.overlap_given = eval_overlap->count() > 0;
     return kotae::cli::run_eval(eval);
   }
   if (ask_cmd->parsed()) {
-    ask.data_dir = data_dir;
+    ask.where = where;
     return kotae::cli::run_ask(ask);
   }
   if (keygen_cmd->parsed()) return kotae::cli::run_keygen(keygen);
+  if (store_copy_cmd->parsed()) {
+    store_copy.data_dir = data_dir;
+    store_copy.index_cache = index_cache;
+    return kotae::cli::run_store_copy(store_copy);
+  }
   if (model_cmd->parsed()) {
     model.data_dir = data_dir;
     if (model_verify->parsed()) return kotae::cli::run_model_verify(model);
@@ -186,6 +209,7 @@ int main(int argc, char** argv) {
   if (serve_cmd->parsed()) {
     serve.server.models.data_dir = data_dir;
     serve.server.models.backends.data_dir = data_dir;
+    serve.server.store = where;
     return kotae::cli::run_serve(std::move(serve));
   }
   return 1;

@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "store/catalog.h"
+
 namespace kotae::cli {
 
 struct SearchCommandOptions {
-  std::filesystem::path data_dir;
+  store::CatalogOptions where;  // the store (--store, --index-cache) and the data directory (models)
   std::string collection;
   std::string query;
   std::string mode = "hybrid";

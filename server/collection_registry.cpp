@@ -10,18 +10,11 @@ namespace kotae::server {
 
 namespace fs = std::filesystem;
 
-bool valid_name(const std::string& name) {
-  return !name.empty() && name.size() <= 100 && name[0] != '.' &&
-         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
-}
+CollectionRegistry::CollectionRegistry(store::Catalog& catalog, ModelPool& models) : catalog_(catalog), models_(models) {}
 
-std::uintmax_t folder_bytes(const fs::path& dir) {
-  std::uintmax_t total = 0;
-  std::error_code ec;
-  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_regular_file(ec)) total += it->file_size(ec);
-  }
-  return total;
+std::uintmax_t CollectionRegistry::stored_bytes(const ServedCollection& collection) const {
+  auto bytes = catalog_.stored_bytes(collection.tenant, collection.name);
+  return bytes ? *bytes : 0;
 }
 
 CollectionRegistry::Usage CollectionRegistry::usage(const std::string& tenant) {
@@ -30,55 +23,55 @@ CollectionRegistry::Usage CollectionRegistry::usage(const std::string& tenant) {
   for (const auto& name : listed ? *listed : std::vector<std::string>{}) {
     auto opened = get(tenant, name);
     if (!opened) continue;
-    total.bytes += folder_bytes((*opened)->store->dir());
+    total.bytes += stored_bytes(**opened);
     total.documents += (*opened)->store->document_count();
   }
   return total;
 }
 
-CollectionRegistry::CollectionRegistry(fs::path data_dir, ModelPool& models)
-    : data_dir_(std::move(data_dir)), models_(models) {}
+namespace {
 
-fs::path CollectionRegistry::root(const std::string& tenant) const {
-  return tenant == kLocalTenant ? data_dir_ / "collections" : data_dir_ / "tenants" / tenant / "collections";
+Error no_collection(const std::string& name) {
+  return make_error(ErrorCode::not_found, "no collection '" + name + "' (create it with POST /v1/collections)");
 }
 
-Result<fs::path> CollectionRegistry::dir_of(const std::string& tenant, const std::string& name) const {
-  if (!valid_name(name)) {
-    return make_error(ErrorCode::invalid_argument,
-                      "collection name '" + name + "': use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100");
-  }
-  return root(tenant) / name;
-}
-
-Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const std::string& tenant,
-                                                                         const std::string& name) {
-  if (auto it = open_.find({tenant, name}); it != open_.end()) return it->second;
-  auto dir = dir_of(tenant, name);
-  if (!dir) return dir.error();
-  std::error_code ec;
-  if (removing_.contains({tenant, name}) || !fs::exists(*dir / "kotae.db", ec)) {
-    return make_error(ErrorCode::not_found, "no collection '" + name + "' (create it with POST /v1/collections)");
-  }
-  const auto opening = std::chrono::steady_clock::now();
-  auto store = store::Collection::open(*dir);
-  if (!store) return store.error();
-  if (const auto& because = (*store)->vector_index_rebuilt_because(); !because.empty()) {
-    log_event("vector_index_rebuilt",
-              {{"tenant", tenant}, {"collection", name}, {"reason", because}, {"chunks", (*store)->chunk_count()},
-               {"ms", std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - opening).count()}});
-  }
+// Everything a request needs beside the store: the collection's embedder, queries and bulk.
+Result<std::shared_ptr<ServedCollection>> serve(ModelPool& models, const std::string& tenant, const std::string& name,
+                                                const std::string& model, std::unique_ptr<store::Collection> store,
+                                                fs::path folder) {
   auto served = std::make_shared<ServedCollection>();
   served->tenant = tenant;
   served->name = name;
   served->instance = random_id("");
+  served->embedder_model = model;
+  served->encoder = KOTAE_TRY_VALUE(models.encoder(model));
+  served->bulk_encoder = *models.bulk_encoder(model);
+  served->store = std::move(store);
+  served->folder = std::move(folder);
+  return served;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const std::string& tenant,
+                                                                         const std::string& name) {
+  if (auto it = open_.find({tenant, name}); it != open_.end()) return it->second;
+  fs::path folder = KOTAE_TRY_VALUE(catalog_.folder(tenant, name));
+  if (removing_.contains({tenant, name}) || !KOTAE_TRY_VALUE(catalog_.exists(tenant, name))) return no_collection(name);
+  const auto opening = std::chrono::steady_clock::now();
+  auto store = catalog_.open(tenant, name, nullptr);
+  if (!store) return store.error().code == ErrorCode::not_found ? no_collection(name) : store.error();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - opening).count();
+  const auto& because = (*store)->vector_index_rebuilt_because();
+  if (!because.empty()) {
+    log_event("vector_index_rebuilt",
+              {{"tenant", tenant}, {"collection", name}, {"reason", because}, {"chunks", (*store)->chunk_count()}, {"ms", ms}});
+  }
+  log_event("collection_opened", {{"tenant", tenant}, {"collection", name}, {"chunks", (*store)->chunk_count()},
+                                  {"vectors", because.empty() ? "loaded" : "rebuilt"}, {"ms", ms}});
   const auto& id = (*store)->info().embedder_id;
-  served->embedder_model = id.substr(0, id.find('/'));  // "all-minilm-l6-v2/fp32" was built by all-minilm-l6-v2
-  auto encoder = models_.encoder(served->embedder_model);
-  if (!encoder) return encoder.error();
-  served->encoder = *encoder;
-  served->bulk_encoder = *models_.bulk_encoder(served->embedder_model);
-  served->store = std::move(*store);
+  // "all-minilm-l6-v2/fp32" was built by all-minilm-l6-v2
+  auto served = KOTAE_TRY_VALUE(serve(models_, tenant, name, id.substr(0, id.find('/')), std::move(*store), std::move(folder)));
   open_[{tenant, name}] = served;
   return served;
 }
@@ -90,12 +83,12 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::get(const std::str
 
 std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
   std::vector<std::shared_ptr<ServedCollection>> opened_all;
-  std::vector<std::string> tenants = {kLocalTenant};
-  std::error_code ec;
-  for (fs::directory_iterator it(data_dir_ / "tenants", ec), end; !ec && it != end; it.increment(ec)) {
-    tenants.push_back(it->path().filename().string());
+  auto tenants = catalog_.tenants();
+  if (!tenants) {
+    log_event("collections_unavailable", {{"store", catalog_.description()}, {"reason", tenants.error().message}});
+    return opened_all;
   }
-  for (const auto& tenant : tenants) {
+  for (const auto& tenant : *tenants) {
     auto listed = names(tenant);
     for (const auto& name : listed ? *listed : std::vector<std::string>{}) {
       std::lock_guard lock(mutex_);
@@ -111,71 +104,75 @@ std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
 }
 
 Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::string& tenant, const NewCollection& spec) {
-  auto dir = dir_of(tenant, spec.name);
-  if (!dir) return dir.error();
+  fs::path folder = KOTAE_TRY_VALUE(catalog_.folder(tenant, spec.name));
   // The embedder may have to load first: not while holding the registry, which every request reads.
   const std::string model = spec.embedder.empty() ? models_.default_embedder() : spec.embedder;
-  auto encoder = models_.encoder(model);
-  if (!encoder) return encoder.error();
+  auto encoder = KOTAE_TRY_VALUE(models_.encoder(model));
   std::lock_guard lock(mutex_);
-  std::error_code ec;
-  if (open_.contains({tenant, spec.name}) || removing_.contains({tenant, spec.name}) || fs::exists(*dir / "kotae.db", ec)) {
+  if (open_.contains({tenant, spec.name}) || removing_.contains({tenant, spec.name}) ||
+      KOTAE_TRY_VALUE(catalog_.exists(tenant, spec.name))) {
     return make_error(ErrorCode::already_exists, "a collection named '" + spec.name + "' exists already");
   }
   text::ChunkerOptions chunking;
-  store::CollectionInfo info{(*encoder)->id(), (*encoder)->dimension(),
+  store::CollectionInfo info{encoder->id(), encoder->dimension(),
                              spec.chunk_tokens ? spec.chunk_tokens : chunking.max_tokens,
                              spec.chunk_tokens || spec.overlap_tokens ? spec.overlap_tokens : chunking.overlap_tokens};
-  auto store = store::Collection::open_or_create(*dir, info);
-  if (!store) return store.error();
-  auto served = std::make_shared<ServedCollection>();
-  served->tenant = tenant;
-  served->name = spec.name;
-  served->instance = random_id("");
-  served->embedder_model = model;
-  served->encoder = *encoder;
-  served->bulk_encoder = *models_.bulk_encoder(model);
-  served->store = std::move(*store);
+  auto store = KOTAE_TRY_VALUE(catalog_.open(tenant, spec.name, &info));
+  auto served = KOTAE_TRY_VALUE(serve(models_, tenant, spec.name, model, std::move(store), std::move(folder)));
   open_[{tenant, spec.name}] = served;
   return served;
 }
 
 Result<std::vector<std::string>> CollectionRegistry::names(const std::string& tenant) const {
-  std::vector<std::string> out;
-  std::error_code ec;
-  const fs::path dir = root(tenant);
-  if (!fs::exists(dir, ec)) return out;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const auto name = it->path().filename().string();
-    if (valid_name(name) && fs::exists(it->path() / "kotae.db")) out.push_back(name);
-  }
-  if (ec) return make_error(ErrorCode::io, "cannot list " + dir.string() + ": " + ec.message());
-  std::sort(out.begin(), out.end());
-  return out;
+  return catalog_.names(tenant);
 }
 
 Result<void> CollectionRegistry::remove(const std::string& tenant, const std::string& name) {
   std::shared_ptr<ServedCollection> served;
   {
     std::lock_guard lock(mutex_);
-    auto opened = open_locked(tenant, name);
-    if (!opened) return opened.error();
-    served = *opened;
+    served = KOTAE_TRY_VALUE(open_locked(tenant, name));
     open_.erase({tenant, name});
     removing_.insert({tenant, name});
   }
   // A running ingestion stops at its next file; searches that still hold the collection keep their
-  // open files. Until the folder is gone the name is neither opened again nor created.
+  // open files. Until it is gone the name is neither opened again nor created.
   served->deleted = true;
   std::lock_guard writing(served->writer);
   served->generation++;
+  auto removed = catalog_.remove(tenant, name);
   std::error_code ec;
-  const fs::path dir = served->store->dir();
-  fs::remove_all(dir, ec);
+  fs::remove_all(served->folder, ec);  // this machine's files of it (the collection itself, for SQLite)
   std::lock_guard lock(mutex_);
   removing_.erase({tenant, name});
-  if (ec) return make_error(ErrorCode::io, "cannot delete " + dir.string() + ": " + ec.message());
+  if (!removed) return removed.error();
+  if (ec) return make_error(ErrorCode::io, "cannot delete " + served->folder.string() + ": " + ec.message());
   return {};
+}
+
+void CollectionRegistry::follow_changes() {
+  std::vector<std::shared_ptr<ServedCollection>> open;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& entry : open_) open.push_back(entry.second);
+  }
+  for (const auto& c : open) {
+    const std::int64_t before = c->store->change_position();
+    auto caught_up = c->store->catch_up();
+    if (!caught_up && caught_up.error().code == ErrorCode::not_found) {  // deleted by another replica
+      std::lock_guard lock(mutex_);
+      if (auto it = open_.find({c->tenant, c->name}); it != open_.end() && it->second == c) open_.erase(it);
+      c->deleted = true;
+      c->generation++;
+      log_event("collection_closed", {{"tenant", c->tenant}, {"collection", c->name}, {"reason", "deleted elsewhere"}});
+      continue;
+    }
+    if (!caught_up) {
+      log_event("catch_up_failed", {{"tenant", c->tenant}, {"collection", c->name}, {"reason", caught_up.error().message}});
+      continue;
+    }
+    if (c->store->change_position() != before) c->generation++;  // cached answers of the old contents go
+  }
 }
 
 }  // namespace kotae::server

@@ -1,7 +1,8 @@
 #pragma once
-// The collections the server has open, per tenant. The local tenant's collections are the CLI's
-// (DATA/collections/NAME); another tenant's live in DATA/tenants/TENANT/collections/NAME, so no name
-// a tenant can choose reaches another's. A collection is opened once and shared by every request.
+// The collections the server has open, per tenant, from the store's catalog (store/catalog.h: SQLite
+// folders, or PostgreSQL shared with other replicas). A collection is opened once and shared by every
+// request. Over a shared store, follow_changes() brings every open collection up to the others'
+// commits (the change follower calls it) and closes the ones another replica deleted.
 
 #include <atomic>
 #include <cstdint>
@@ -16,16 +17,18 @@
 #include "core/result.h"
 #include "server/collection_request.h"  // NewCollection
 #include "server/model_pool.h"
+#include "store/catalog.h"
 #include "store/collection.h"
 
 namespace kotae::server {
 
-inline constexpr const char* kLocalTenant = "local";
+using store::kLocalTenant;
 
 struct ServedCollection {
   std::string tenant;
   std::string name;
   std::unique_ptr<store::Collection> store;
+  std::filesystem::path folder;            // this machine's files of it: uploads, job records, writer lock
   std::shared_ptr<const Encoder> encoder;       // the collection's embedder, batched (queries)
   std::shared_ptr<const Encoder> bulk_encoder;  // the same at bulk priority (ingestion)
   std::string embedder_model;
@@ -38,9 +41,9 @@ struct ServedCollection {
 
 class CollectionRegistry {
  public:
-  CollectionRegistry(std::filesystem::path data_dir, ModelPool& models);
+  CollectionRegistry(store::Catalog& catalog, ModelPool& models);
 
-  std::filesystem::path root(const std::string& tenant) const;
+  const store::Catalog& catalog() const { return catalog_; }
   // not_found when there is none (and the message says how to create one).
   Result<std::shared_ptr<ServedCollection>> get(const std::string& tenant, const std::string& name);
   // Opens every collection of every tenant (at start: a vector index that must be rebuilt is rebuilt
@@ -50,31 +53,29 @@ class CollectionRegistry {
   // already_exists when the name is taken.
   Result<std::shared_ptr<ServedCollection>> create(const std::string& tenant, const NewCollection& spec);
   Result<std::vector<std::string>> names(const std::string& tenant) const;
-  // What the tenant's collections hold now: their folders' bytes on disk and their documents.
+  // What a collection takes in storage (its folder's bytes, or its rows in PostgreSQL).
+  std::uintmax_t stored_bytes(const ServedCollection& collection) const;
+  // What the tenant's collections hold now: their bytes in storage and their documents.
   struct Usage {
     std::uintmax_t bytes = 0;
     std::uint64_t documents = 0;
   };
   Usage usage(const std::string& tenant);
-  // Closes it and deletes its folder once no request uses it. not_found when there is none.
+  // Closes it and deletes it (records and folder) once no request uses it. not_found when there is none.
   Result<void> remove(const std::string& tenant, const std::string& name);
+  // Over a shared store: every open collection catches up with what others committed (a change bumps
+  // its generation, so cached answers are not served again); one another replica deleted is closed.
+  void follow_changes();
 
  private:
-  Result<std::filesystem::path> dir_of(const std::string& tenant, const std::string& name) const;
   Result<std::shared_ptr<ServedCollection>> open_locked(const std::string& tenant, const std::string& name);
 
-  std::filesystem::path data_dir_;
+  store::Catalog& catalog_;
   ModelPool& models_;
   mutable std::mutex mutex_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<ServedCollection>> open_;
   // Being removed: not opened again until its folder is gone (a request meanwhile gets not_found).
   std::set<std::pair<std::string, std::string>> removing_;
 };
-
-// Letters, digits, '.', '_' and '-', not starting with '.', at most 100 characters.
-bool valid_name(const std::string& name);
-
-// The bytes of the regular files below `dir`.
-std::uintmax_t folder_bytes(const std::filesystem::path& dir);
 
 }  // namespace kotae::server

@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json describe(const ServedCollection& c) {
+nlohmann::json describe(const ServedCollection& c, const CollectionRegistry& registry) {
   const auto& info = c.store->info();
   return {{"name", c.name},
           {"object", "collection"},
@@ -26,7 +26,7 @@ nlohmann::json describe(const ServedCollection& c) {
           {"overlap_tokens", info.overlap_tokens},
           {"documents", c.store->document_count()},
           {"chunks", c.store->chunk_count()},
-          {"size_bytes", folder_bytes(c.store->dir())}};
+          {"size_bytes", registry.stored_bytes(c)}};
 }
 
 nlohmann::json describe(const store::DocumentRecord& d) {
@@ -41,21 +41,21 @@ void add_collection_routes(Router& router, ServerContext& context) {
   router.add("POST", "/v1/collections", [&context](Call& call) {
     const auto spec = read_new_collection(parse_json_object(call.request));
     auto created = value_or_throw(context.collections->create(call.tenant, spec));
-    call.responder->send(json_response(201, describe(*created)));
+    call.responder->send(json_response(201, describe(*created, *context.collections)));
   });
 
   router.add("GET", "/v1/collections", [&context](Call& call) {
     nlohmann::json data = nlohmann::json::array();
     for (const auto& name : value_or_throw(context.collections->names(call.tenant))) {
       auto opened = context.collections->get(call.tenant, name);
-      if (opened) data.push_back(describe(**opened));  // one that cannot be opened now is left out of the list
+      if (opened) data.push_back(describe(**opened, *context.collections));  // one that cannot be opened now is left out of the list
     }
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });
 
   router.add("GET", "/v1/collections/{name}", [&context](Call& call) {
     auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
-    call.responder->send(json_response(200, describe(*c)));
+    call.responder->send(json_response(200, describe(*c, *context.collections)));
   });
 
   router.add("DELETE", "/v1/collections/{name}", [&context](Call& call) {

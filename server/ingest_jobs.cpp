@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 bool finished(const std::string& state) { return state != "queued" && state != "running"; }
 bool file_done(const JobFile& f) { return f.status != "queued" && f.status != "indexing"; }
 
-fs::path records_dir(const ServedCollection& c) { return c.store->dir() / "jobs"; }
-fs::path uploads_dir(const ServedCollection& c) { return c.store->dir() / "uploads"; }
+fs::path records_dir(const ServedCollection& c) { return c.folder / "jobs"; }
+fs::path uploads_dir(const ServedCollection& c) { return c.folder / "uploads"; }
 
 // Creates `dir` and makes its entry in its parent durable.
 Result<void> create_synced_dir(const fs::path& dir) {
@@ -301,7 +301,7 @@ void IngestJobs::run(Job& job) {
   if (c.deleted) return end_all("failed", "the collection was deleted before this job ran", "failed");
 
   const StopWhen stop(&job.stop, 0);
-  auto lock = store::WriterLock::acquire(c.store->dir(), "kotae serve, job " + job.status.id, options_.writer_wait, stop);
+  auto lock = store::WriterLock::acquire(c.folder, "kotae serve, job " + job.status.id, options_.writer_wait, stop);
   if (!lock && lock.error().code == ErrorCode::stopped) {
     if (stopped()) end_all("cancelled", "", "cancelled");
     return;

@@ -61,7 +61,7 @@ void upload(Call& call, ServerContext& context) {
     if (auto written = store::write_file_synced(incoming / name, body); !written) throw fail(written.error());
     names.push_back(name);
   }
-  for (fs::path dir = incoming; dir != collection->store->dir().parent_path(); dir = dir.parent_path()) {
+  for (fs::path dir = incoming; dir != collection->folder.parent_path(); dir = dir.parent_path()) {
     if (auto synced = store::sync_folder(dir); !synced) throw fail(synced.error());
   }
   auto submitted = context.jobs->submit(id, collection, std::move(names));

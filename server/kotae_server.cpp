@@ -13,6 +13,7 @@
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
+#include "store/change_follower.h"
 
 namespace kotae::server {
 
@@ -25,6 +26,8 @@ struct KotaeServer::State {
   RateLimiter limiter;
   std::unique_ptr<WorkPool> work;
   std::unique_ptr<HttpServer> http;
+  std::unique_ptr<store::Catalog> catalog;
+  std::unique_ptr<store::ChangeFollower> follower;  // over a shared store: the other replicas' commits
   std::thread loader;
   std::promise<Result<void>> loaded;
   std::shared_future<Result<void>> loaded_future = loaded.get_future().share();
@@ -113,6 +116,11 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     s.keys = std::move(*keys);
   }
   s.origins = OriginPolicy(s.keys.empty(), is_loopback_host(options.http.host), options.cors_origins);
+  store::CatalogOptions where = options.store;
+  if (where.data_dir.empty()) where.data_dir = options.models.data_dir;
+  auto catalog = store::Catalog::open(where);  // a wrong URL or a server that is down: said now
+  if (!catalog) return catalog.error();
+  s.catalog = std::move(*catalog);
   s.work = std::make_unique<WorkPool>(options.workers, options.max_queued);
   s.context.work = s.work.get();
   add_health_routes(s.router, s.context);
@@ -141,8 +149,12 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     auto models = ModelPool::load(s.options.models);
     if (!models) return s.loaded.set_value(models.error());
     s.context.models = std::move(*models);
-    s.context.collections = std::make_unique<CollectionRegistry>(s.options.models.data_dir, *s.context.models);
+    s.context.collections = std::make_unique<CollectionRegistry>(*s.catalog, *s.context.models);
     const auto opened = s.context.collections->open_all();
+    if (s.catalog->shared()) {
+      s.follower = std::make_unique<store::ChangeFollower>(s.catalog->url(), s.options.follow_period,
+                                                           [&s] { s.context.collections->follow_changes(); });
+    }
     s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest);
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
       s.context.metrics.ingested(bytes, chunks, seconds);
@@ -167,6 +179,7 @@ bool KotaeServer::shutdown(std::chrono::milliseconds deadline) {
   state_->http->shutdown(deadline);
   if (state_->loader.joinable()) state_->loader.join();
   if (state_->context.jobs) state_->context.jobs->request_stop();  // one the loader started meanwhile
+  state_->follower.reset();
   state_->context.work = nullptr;
   state_->work.reset();  // runs what was queued (their clients are gone; writes are dropped)
   state_->http.reset();

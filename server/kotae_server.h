@@ -34,6 +34,10 @@ struct ServerOptions {
   std::vector<std::string> cors_origins;  // origins whose pages may call the API (server/origin_policy.h)
   rag::AnswerCacheOptions cache;
   double cache_ttl_s = 600;  // the flag's form of cache.ttl
+  store::CatalogOptions store;  // where the collections are (--store, --index-cache); its data_dir: models.data_dir
+  // Over a shared store, how often every open collection is checked for others' commits even
+  // without a notification (one lost while the connection was down).
+  std::chrono::milliseconds follow_period{1000};
 };
 
 class KotaeServer {

@@ -105,6 +105,16 @@ PgConnection::~PgConnection() {
 
 bool PgConnection::broken() const { return PQstatus(connection_) != CONNECTION_OK; }
 
+bool PgConnection::usable() {
+  if (broken()) return false;
+  // A server that restarted or went away closed the socket: it reads as ready (end of file) and
+  // PQconsumeInput fails. Found here, before a caller's query fails on it.
+  pollfd socket{PQsocket(connection_), POLLIN, 0};
+  if (socket.fd < 0) return false;
+  if (::poll(&socket, 1, 0) > 0 && (PQconsumeInput(connection_) == 0 || broken())) return false;
+  return true;
+}
+
 Error PgConnection::error(pg_result* result, std::string_view doing) const {
   const char* state = result != nullptr ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
   std::string message = trimmed(result != nullptr ? PQresultErrorMessage(result) : PQerrorMessage(connection_));
@@ -188,7 +198,7 @@ Result<PgPool::Lease> PgPool::acquire() {
     while (!idle_.empty()) {
       std::unique_ptr<PgConnection> connection = std::move(idle_.back());
       idle_.pop_back();
-      if (!connection->broken()) return Lease(this, std::move(connection));
+      if (connection->usable()) return Lease(this, std::move(connection));
     }
   }
   return Lease(this, KOTAE_TRY_VALUE(PgConnection::connect(url_)));

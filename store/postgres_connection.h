@@ -78,6 +78,8 @@ class PgConnection {
   Result<void> execute(std::string_view sql);
   // Whether the connection was lost: the pool drops it rather than lending it again.
   bool broken() const;
+  // Not broken, and the server has not closed it since (checked without a round trip).
+  bool usable();
 
   // Notifications: LISTEN first (execute), then wait. Returns what arrived within `timeout` (none
   // when it passed), or `unavailable` when the connection was lost.

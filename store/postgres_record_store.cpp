@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS documents(
   metadata_json text NOT NULL,
   text text NOT NULL,
   chunk_count bigint NOT NULL,
+  stored_bytes bigint NOT NULL DEFAULT 0,  -- its text and its chunks' rows: what quotas count
   UNIQUE (collection_id, path));
 CREATE TABLE IF NOT EXISTS chunks(
   id bigserial PRIMARY KEY,
@@ -178,7 +179,7 @@ class PostgresWriteTransaction final : public WriteTransaction {
   Result<std::int64_t> insert_document(const DocumentRecord& document, std::size_t chunk_count) override {
     auto inserted = KOTAE_TRY_VALUE(lease_->query(
         "INSERT INTO documents(collection_id, path, sha256, size, modified_ns, title, format, metadata_json, text, "
-        "chunk_count) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+        "chunk_count, stored_bytes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, octet_length($9)) RETURNING id",
         PgParams()
             .add(collection_id_)
             .add(document.path)
@@ -234,6 +235,13 @@ class PostgresWriteTransaction final : public WriteTransaction {
     }
     KOTAE_TRY(lease_->query("INSERT INTO change_log(collection_id, chunk_id, op) SELECT $1, unnest($2::bigint[]), 1",
                             PgParams().add(collection_id_).add(id_array(ids))));
+    std::int64_t bytes = static_cast<std::int64_t>(embeddings.size_bytes());
+    for (std::size_t i = 0; i < chunks.size(); ++i) {
+      bytes += static_cast<std::int64_t>(chunks[i].text.size() + heading_paths[i].size() +
+                                         (sentences.empty() ? 0 : sentences[i].size()));
+    }
+    KOTAE_TRY(lease_->query("UPDATE documents SET stored_bytes = stored_bytes + $2 WHERE id = $1",
+                            PgParams().add(document_id).add(bytes)));
     return ids;
   }
 
@@ -429,8 +437,11 @@ Result<std::vector<std::vector<SentenceVector>>> PostgresRecordStore::chunk_sent
 
 Result<std::int64_t> PostgresRecordStore::last_change() {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT coalesce(max(seq), 0)::bigint FROM change_log WHERE collection_id = $1",
-                                           PgParams().add(state_->collection_id)));
+  auto rows = KOTAE_TRY_VALUE(lease->query(
+      "SELECT (SELECT coalesce(max(seq), 0) FROM change_log WHERE collection_id = $1)::bigint FROM collections WHERE id = $1",
+      PgParams().add(state_->collection_id)));
+  // Deleted (by another replica): whoever holds it open closes it.
+  if (rows.rows() == 0) return make_error(ErrorCode::not_found, state_->location + " was deleted");
   return rows.int64(0, 0);
 }
 

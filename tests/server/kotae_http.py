@@ -21,7 +21,7 @@ class Server:
         self.preexec = None  # run in the child before exec (e.g. lower its limits)
 
     def start(self, wait_ready=True):
-        log = open(self.log_path, "a")
+        log = open(self.log_path, "a", buffering=1)  # line by line: tests read it while it runs
         self.process = subprocess.Popen([self.binary, "serve", "--data", self.data, "--port", "0"] + self.args,
                                         stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
                                         preexec_fn=self.preexec)

@@ -69,3 +69,12 @@ foreach(group budgets crashes writers)
                    ${KOTAE_SERVER_TEST_DATA} ${group})
   set_tests_properties(HostileClients.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
 endforeach()
+
+# Replicas over PostgreSQL (tests/server/cluster_test.py): each group starts a PostgreSQL of its own
+# and two real `kotae serve` processes; see the file for what each group attacks.
+foreach(group replicas faults)
+  add_test(NAME Cluster.${group}
+           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/cluster_test.py $<TARGET_FILE:kotae>
+                   ${KOTAE_SERVER_TEST_DATA} ${group})
+  set_tests_properties(Cluster.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
+endforeach()
