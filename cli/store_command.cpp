@@ -36,11 +36,17 @@ Result<void> copy_all(const StoreCopyOptions& options) {
   for (const Named& c : KOTAE_TRY_VALUE(collections_to_copy(*from, options))) {
     const auto started = std::chrono::steady_clock::now();
     auto source = KOTAE_TRY_VALUE(from->open(c.tenant, c.name, nullptr));
-    auto target = KOTAE_TRY_VALUE(to->open(c.tenant, c.name, &source->info()));
+    auto target = KOTAE_TRY_VALUE(to->open_records(c.tenant, c.name, &source->info()));
     const auto report = KOTAE_TRY_VALUE(store::copy_collection(*source, *target, [&](const store::CopyReport& so_far) {
       if (!options.json) std::fprintf(stderr, "\r%s/%s: %zu documents", c.tenant.c_str(), c.name.c_str(), so_far.documents + so_far.skipped);
     }));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    target.reset();
+    if (!to->shared()) {
+      // A folder's collection keeps its vector snapshot beside it: built now, in one batch, so its first
+      // open is not a rebuild. (Each replica of a shared store builds its own.)
+      KOTAE_TRY(to->open(c.tenant, c.name, nullptr));
+    }
     if (options.json) {
       std::printf("%s\n", nlohmann::json{{"tenant", c.tenant}, {"collection", c.name}, {"documents", report.documents},
                                          {"skipped", report.skipped}, {"chunks", report.chunks}, {"seconds", seconds},

@@ -32,7 +32,7 @@ Result<HybridRetriever> HybridRetriever::create(const store::Collection& collect
     const auto& info = collection.info();
     if (encoder->id() != info.embedder_id || encoder->dimension() != info.dimension)
       return make_error(ErrorCode::invalid_argument,
-                        "collection " + collection.dir().filename().string() + " was built with " + info.embedder_id +
+                        collection.location() + " was built with " + info.embedder_id +
                             " (" + std::to_string(info.dimension) + " dimensions), not " + encoder->id() + " (" +
                             std::to_string(encoder->dimension()) + ")");
   }

@@ -9,6 +9,7 @@
 #include "server/conversation_store.h"
 #include "server/job_record.h"
 #include "server/json_log.h"
+#include "server/shared_job_records.h"
 #include "store/atomic_file.h"
 #include "store/writer_lock.h"
 #include "text/loaders/loader.h"
@@ -112,6 +113,7 @@ Result<JobStatus> IngestJobs::submit(const std::string& id, std::shared_ptr<Serv
   }
   job->collection = std::move(collection);
   if (auto saved = save_record(*job->collection, job->status); !saved) return saved.error();
+  publish(job->status);
   enqueue(job);
   return job->status;
 }
@@ -199,6 +201,19 @@ std::vector<JobStatus> IngestJobs::list(const std::string& tenant) const {
   return out;
 }
 
+void IngestJobs::publish(const JobStatus& status) const {
+  if (!shared_) return;
+  if (auto published = shared_->publish(status); !published) {
+    log_event("job_record_not_shared", {{"id", status.id}, {"reason", published.error().message}});
+  }
+}
+
+bool IngestJobs::cancelled_elsewhere(const std::string& id) const {
+  if (!shared_) return false;
+  auto asked = shared_->cancel_requested(id);
+  return asked && *asked;
+}
+
 std::optional<JobStatus> IngestJobs::cancel(const std::string& id, const std::string& tenant) {
   std::lock_guard lock(mutex_);
   auto it = jobs_.find(id);
@@ -277,9 +292,11 @@ void IngestJobs::run(Job& job) {
   };
   auto save = [&] {
     if (c.deleted) return;  // its folder, records included, is going
-    if (auto saved = save_record(c, snapshot()); !saved) {
+    const JobStatus now = snapshot();
+    if (auto saved = save_record(c, now); !saved) {
       log_event("job_record_not_saved", {{"id", job.status.id}, {"reason", saved.error().message}});
     }
+    publish(now);
   };
   auto end_all = [&](const std::string& status, const std::string& error, const std::string& state) {
     update([&](JobStatus& s) {
@@ -323,6 +340,11 @@ void IngestJobs::run(Job& job) {
   bool interrupted = false;
   for (std::size_t i = 0; i < job.status.files.size(); ++i) {
     if (file_done(snapshot().files[i])) continue;  // done before a restart
+    if (cancelled_elsewhere(job.status.id)) {
+      std::lock_guard guard(mutex_);
+      job.cancelled = true;
+      job.stop = true;
+    }
     if (job.stop || c.deleted) {
       interrupted = true;
       break;

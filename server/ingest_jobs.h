@@ -27,6 +27,8 @@
 
 namespace kotae::server {
 
+class SharedJobRecords;
+
 struct JobFile {
   std::string name;
   std::string status = "queued";  // queued, indexing, indexed, unchanged, failed, cancelled
@@ -80,6 +82,9 @@ class IngestJobs {
   std::size_t active(const std::string& tenant) const;  // queued or running
   std::optional<JobStatus> cancel(const std::string& id, const std::string& tenant);
   void set_observer(IngestObserver observer) { observer_ = std::move(observer); }
+  // Over a shared store (before any job is submitted or recovered): every record saved is published
+  // there too, and a cancel asked of another replica is heard before each file.
+  void share_records(std::shared_ptr<SharedJobRecords> shared) { shared_ = std::move(shared); }
 
   // Tells every job to stop (queued ones stay queued in their records; a running one stops at its
   // next page or batch and runs again, from that file, at the next start), then waits up to
@@ -100,7 +105,8 @@ class IngestJobs {
   void finish(const std::shared_ptr<Job>& job);
   void enqueue(std::shared_ptr<Job> job);
   void remember_finished(const std::shared_ptr<Job>& job);
-  Result<void> save(const Job& job) const;  // its record, synced
+  void publish(const JobStatus& status) const;  // to the shared records, when there are
+  bool cancelled_elsewhere(const std::string& id) const;
 
   const IngestJobsOptions options_;
   mutable std::mutex mutex_;
@@ -111,6 +117,7 @@ class IngestJobs {
   bool stopping_ = false;
   std::size_t workers_left_ = 0;
   IngestObserver observer_;
+  std::shared_ptr<SharedJobRecords> shared_;
   std::vector<std::thread> threads_;
 };
 

@@ -5,6 +5,7 @@
 //   DELETE /v1/jobs/{id}                      cancel (stops at its next page or batch of chunks)
 
 #include <fstream>
+#include <set>
 
 #include "server/job_record.h"
 #include "server/json_body.h"
@@ -15,6 +16,8 @@
 
 namespace kotae::server {
 namespace {
+
+constexpr std::size_t kSharedJobsListed = 1000;  // a tenant's most recent jobs from the shared records
 
 namespace fs = std::filesystem;
 
@@ -77,15 +80,27 @@ void upload(Call& call, ServerContext& context) {
 void add_job_routes(Router& router, ServerContext& context) {
   router.add("POST", "/v1/collections/{name}/documents", [&context](Call& call) { upload(call, context); }, {.upload = true});
 
+  // This replica's jobs first; over a shared store, any replica's (a load balancer may send the poll
+  // of a job anywhere).
   router.add("GET", "/v1/jobs", [&context](Call& call) {
     nlohmann::json data = nlohmann::json::array();
-    for (const auto& job : context.jobs->list(call.tenant)) data.push_back(job_json(job));
+    std::set<std::string> listed;
+    for (const auto& job : context.jobs->list(call.tenant)) {
+      listed.insert(job.id);
+      data.push_back(job_json(job));
+    }
+    if (context.shared_jobs) {
+      for (const auto& job : value_or_throw(context.shared_jobs->list(call.tenant, kSharedJobsListed))) {
+        if (!listed.contains(job.id)) data.push_back(job_json(job));
+      }
+    }
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });
 
   router.add("GET", "/v1/jobs/{id}", [&context](Call& call) {
     const auto& id = call.request.path_params.at("id");
     auto job = context.jobs->get(id, call.tenant);
+    if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->get(id, call.tenant));
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
     call.responder->send(json_response(200, job_json(*job)));
   });
@@ -93,6 +108,7 @@ void add_job_routes(Router& router, ServerContext& context) {
   router.add("DELETE", "/v1/jobs/{id}", [&context](Call& call) {
     const auto& id = call.request.path_params.at("id");
     auto job = context.jobs->cancel(id, call.tenant);
+    if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->request_cancel(id, call.tenant));
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
     call.responder->send(json_response(202, job_json(*job)));
   });

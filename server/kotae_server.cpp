@@ -1,5 +1,7 @@
 #include "server/kotae_server.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <future>
@@ -34,6 +36,13 @@ struct KotaeServer::State {
 };
 
 namespace {
+
+// Who this process is, in the shared job records: host name and process id.
+std::string replica_name() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + std::to_string(::getpid());
+}
 
 // Passes everything through, and when the response is complete records it: metrics by endpoint and
 // status, and a structured log line.
@@ -156,6 +165,11 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
                                                            [&s] { s.context.collections->follow_changes(); });
     }
     s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest);
+    if (s.catalog->shared()) {
+      s.context.shared_jobs = std::make_shared<SharedJobRecords>(std::make_shared<store::PgPool>(s.catalog->url()),
+                                                                 replica_name());
+      s.context.jobs->share_records(s.context.shared_jobs);
+    }
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
       s.context.metrics.ingested(bytes, chunks, seconds);
     });

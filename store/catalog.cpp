@@ -91,6 +91,11 @@ class FolderCatalog final : public Catalog {
     return create_with != nullptr ? Collection::open_or_create(dir, *create_with) : Collection::open(dir);
   }
 
+  Result<std::unique_ptr<RecordStore>> open_records(const std::string& tenant, const std::string& name,
+                                                    const CollectionInfo* create_with) override {
+    return std::unique_ptr<RecordStore>(KOTAE_TRY_VALUE(SqliteRecordStore::open(KOTAE_TRY_VALUE(folder(tenant, name)), create_with)));
+  }
+
   Result<void> remove(const std::string& tenant, const std::string& name) override {
     const fs::path dir = KOTAE_TRY_VALUE(folder(tenant, name));
     std::error_code ec;
@@ -151,6 +156,12 @@ class PostgresCatalog final : public Catalog {
   Result<fs::path> folder(const std::string& tenant, const std::string& name) override {
     if (!valid_collection_name(name)) return bad_name(name);
     return tenant_root(index_cache_, tenant) / name;
+  }
+
+  Result<std::unique_ptr<RecordStore>> open_records(const std::string& tenant, const std::string& name,
+                                                    const CollectionInfo* create_with) override {
+    if (!valid_collection_name(name)) return bad_name(name);
+    return std::unique_ptr<RecordStore>(KOTAE_TRY_VALUE(PostgresRecordStore::open(pool_, tenant, name, create_with)));
   }
 
   Result<std::unique_ptr<Collection>> open(const std::string& tenant, const std::string& name,

@@ -52,6 +52,9 @@ class Catalog {
   // Opens the collection, creating it with `create_with` when missing (null: not_found).
   virtual Result<std::unique_ptr<Collection>> open(const std::string& tenant, const std::string& name,
                                                    const CollectionInfo* create_with) = 0;
+  // Its records alone, without the search indexes (copying into it needs none).
+  virtual Result<std::unique_ptr<RecordStore>> open_records(const std::string& tenant, const std::string& name,
+                                                            const CollectionInfo* create_with) = 0;
   // Deletes the collection's records (the caller has closed it, or is about to).
   virtual Result<void> remove(const std::string& tenant, const std::string& name) = 0;
   // What the collection takes in storage, in bytes (quotas).

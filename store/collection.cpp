@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <mutex>
-#include <nlohmann/json.hpp>
 
 #include "store/derived_indexes.h"
 #include "store/sqlite_record_store.h"
@@ -146,10 +145,7 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
   KOTAE_TRY(check_document(document, chunks, embeddings, sentences, dimension));
   std::vector<std::string> heading_paths;  // as stored, and as BM25 indexes it
   heading_paths.reserve(chunks.size());
-  for (const auto& chunk : chunks) {
-    heading_paths.push_back(
-        nlohmann::json(chunk.heading_path).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-  }
+  for (const auto& chunk : chunks) heading_paths.push_back(heading_path_json(chunk.heading_path));
   std::vector<std::vector<std::byte>> sentence_blobs;
   for (const auto& list : sentences) sentence_blobs.push_back(encode_sentence_vectors(list, dimension));
 

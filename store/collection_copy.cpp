@@ -2,7 +2,26 @@
 
 namespace kotae::store {
 
-Result<CopyReport> copy_collection(Collection& from, Collection& to, const std::function<void(const CopyReport&)>& progress) {
+namespace {
+
+// One document into `to`, replacing what is stored under its path, in one transaction.
+Result<void> write_document(RecordStore& to, const DocumentRecord& document, const std::vector<ChunkRecord>& chunks,
+                            const std::vector<float>& embeddings, const std::vector<std::vector<SentenceVector>>& sentences) {
+  std::vector<std::string> heading_paths;
+  for (const auto& chunk : chunks) heading_paths.push_back(heading_path_json(chunk.heading_path));
+  std::vector<std::vector<std::byte>> sentence_blobs;
+  for (const auto& list : sentences) sentence_blobs.push_back(encode_sentence_vectors(list, to.info().dimension));
+  auto transaction = KOTAE_TRY_VALUE(to.begin_write());
+  KOTAE_TRY(transaction->remove_document(document.path));
+  const std::int64_t id = KOTAE_TRY_VALUE(transaction->insert_document(document, chunks.size()));
+  KOTAE_TRY(transaction->insert_chunks(id, chunks, heading_paths, embeddings, sentence_blobs));
+  KOTAE_TRY(transaction->commit());
+  return {};
+}
+
+}  // namespace
+
+Result<CopyReport> copy_collection(Collection& from, RecordStore& to, const std::function<void(const CopyReport&)>& progress) {
   if (from.info().embedder_id != to.info().embedder_id || from.info().dimension != to.info().dimension) {
     return make_error(ErrorCode::invalid_argument, "cannot copy " + from.location() + " (embedder " +
                                                        from.info().embedder_id + ") into " + to.location() +
@@ -21,13 +40,12 @@ Result<CopyReport> copy_collection(Collection& from, Collection& to, const std::
       for (const auto& chunk : chunks) ids.push_back(chunk.id);
       const std::vector<float> embeddings = KOTAE_TRY_VALUE(from.embeddings(ids));
       const auto sentences = KOTAE_TRY_VALUE(from.chunk_sentences(ids));
-      KOTAE_TRY(to.put_document(*document, chunks, embeddings, sentences));
+      KOTAE_TRY(write_document(to, *document, chunks, embeddings, sentences));
       ++report.documents;
       report.chunks += chunks.size();
     }
     if (progress) progress(report);
   }
-  KOTAE_TRY(to.save_vector_index());
   return report;
 }
 

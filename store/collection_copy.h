@@ -1,15 +1,17 @@
 #pragma once
-// Copies a collection's documents, chunks, embeddings and sentence vectors into another collection
-// (of the same embedder and dimension) in any back-end: how a user grows from the embedded SQLite
-// default to PostgreSQL, or goes back, without embedding anything again. Each document is one
-// transaction in the target; one already there with the same content (path and SHA-256) is skipped,
-// so a copy that was interrupted can simply run again.
+// Copies a collection's documents, chunks, embeddings and sentence vectors into another collection's
+// records (of the same embedder and dimension) in any back-end: how a user grows from the embedded
+// SQLite default to PostgreSQL, or goes back, without embedding anything again. The target's search
+// indexes are not built on the way (whoever opens it next builds them, in one batch). Each document is
+// one transaction in the target; one already there with the same content (path and SHA-256) is
+// skipped, so a copy that was interrupted can simply run again.
 
 #include <cstddef>
 #include <functional>
 
 #include "core/result.h"
 #include "store/collection.h"
+#include "store/record_store.h"
 
 namespace kotae::store {
 
@@ -20,7 +22,7 @@ struct CopyReport {
 };
 
 // `progress` (when given) is told after each document.
-Result<CopyReport> copy_collection(Collection& from, Collection& to,
+Result<CopyReport> copy_collection(Collection& from, RecordStore& to,
                                    const std::function<void(const CopyReport&)>& progress = {});
 
 }  // namespace kotae::store

@@ -9,7 +9,8 @@ namespace kotae::store {
 
 namespace {
 
-// Version 1. Every integer is bigint, so binary results read one way. `change_log` is the
+// Version 1. Every integer is bigint, so binary results read one way. `jobs` holds the replicas'
+// ingestion job records (server/shared_job_records.h). `change_log` is the
 // collection's sequence of chunk additions (op 1) and removals (op 0); its seq is global but grows in
 // commit order within a collection (writers take the collection's advisory lock).
 constexpr const char* kSchemaVersion1 = R"sql(
@@ -61,6 +62,16 @@ CREATE TABLE IF NOT EXISTS change_log(
   chunk_id bigint NOT NULL,
   op bigint NOT NULL);
 CREATE INDEX IF NOT EXISTS change_log_by_collection ON change_log(collection_id, seq);
+CREATE TABLE IF NOT EXISTS jobs(
+  id text PRIMARY KEY,
+  tenant text NOT NULL,
+  collection text NOT NULL,
+  replica text NOT NULL,
+  record text NOT NULL,
+  cancel_requested boolean NOT NULL DEFAULT false,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now());
+CREATE INDEX IF NOT EXISTS jobs_by_tenant ON jobs(tenant, created_at);
 )sql";
 
 constexpr std::int64_t kSchemaVersion = 1;

@@ -53,6 +53,9 @@ struct RecordCheck {
   std::vector<std::string> problems;
 };
 
+// A chunk's heading path as stored, and as BM25 indexes it: its JSON text (invalid UTF-8 replaced).
+std::string heading_path_json(const std::vector<std::string>& heading_path);
+
 // One write: rolled back when destroyed uncommitted. Every change it makes is in the change log.
 class WriteTransaction {
  public:

@@ -154,6 +154,26 @@ def replicas(checks, binary, data, work, pg):
     seen = wait_for(lambda: (search(b.port, "zyxwarble lens", mode="bm25")[1] or [("",)])[0][0].endswith("lighthouse.md"), 10)
     checks.check("B finds what A committed within 1 s", seen is not None and seen <= 1.0, "%s s" % seen)
 
+    # Jobs: a job submitted to A is seen, and can be cancelled, through B (a load balancer may send the
+    # poll anywhere).
+    status, seen_on_b = json_request(b.port, "GET", "/v1/jobs/" + job)
+    checks.check("B reports A's finished job", status == 200 and seen_on_b["state"] == "succeeded"
+                 and seen_on_b["files"] == finished["files"], (status, seen_on_b))
+    status, listed = json_request(b.port, "GET", "/v1/jobs")
+    checks.check("B lists A's job", status == 200 and any(j["id"] == job for j in listed["data"]), status)
+    many = {"wave-%02d.md" % i: "# Wave %d\n\n" % i + ("Wave number %d broke on the pier. " % i) * 200 for i in range(30)}
+    long_job = upload(a.port, "faq", many)
+    status, _ = json_request(b.port, "DELETE", "/v1/jobs/" + long_job)
+    checks.check("B accepts a cancel of A's running job", status == 202, status)
+    ended = wait_job(a.port, long_job)
+    indexed = sum(1 for f in (ended or {}).get("files", []) if f["status"] == "indexed")
+    checks.check("... which A hears before its next file: the job ends cancelled", ended is not None and
+                 ended["state"] == "cancelled" and indexed < 30, (ended and ended["state"], indexed))
+    status, on_b = json_request(b.port, "GET", "/v1/jobs/" + long_job)
+    checks.check("B reports it cancelled", status == 200 and on_b["state"] == "cancelled", on_b and on_b["state"])
+    status, _ = json_request(b.port, "GET", "/v1/jobs/job_doesnotexist")
+    checks.check("an unknown job is 404 on B", status == 404, status)
+
     # Answer caches: B's cached answer is not served again once A changed the collection.
     ask = {"collection": "faq", "question": "What does the zyxwarble lens do?"}
     json_request(b.port, "POST", "/v1/ask", ask)
@@ -193,6 +213,10 @@ def replicas(checks, binary, data, work, pg):
     job = upload(a.port, "private", {"secret.md": "# Secret\n\nThe vault code is plughxyzzy."}, alice)
     wait_job_as = wait_for(lambda: json_request(a.port, "GET", "/v1/jobs/" + job, None, alice)[1]["state"] == "succeeded", 60)
     checks.check("alice's upload finished", wait_job_as is not None)
+    checks.check("alice sees her job through B; bob gets 404 for it",
+                 json_request(b.port, "GET", "/v1/jobs/" + job, None, alice)[0] == 200 and
+                 json_request(b.port, "GET", "/v1/jobs/" + job, None, bob)[0] == 404 and
+                 json_request(b.port, "DELETE", "/v1/jobs/" + job, None, bob)[0] == 404)
     seen = wait_for(lambda: search(b.port, "plughxyzzy", "private", "bm25", headers=alice)[0] == 200, 10)
     checks.check("alice finds it on B", seen is not None and bool(search(b.port, "plughxyzzy", "private", "bm25", headers=alice)[1]))
     checks.check("bob gets 404 for it on B", search(b.port, "plughxyzzy", "private", "bm25", headers=bob)[0] == 404)

@@ -1,0 +1,69 @@
+#include "server/shared_job_records.h"
+
+#include "server/job_record.h"
+
+namespace kotae::server {
+
+namespace {
+
+Result<std::optional<JobStatus>> parse(const store::PgResult& rows, std::size_t row) {
+  const auto record = nlohmann::json::parse(rows.text(row, 0), nullptr, /*allow_exceptions=*/false);
+  if (!record.is_object()) return make_error(ErrorCode::corrupt, "a job record in PostgreSQL is not JSON");
+  return job_from_record(record);
+}
+
+}  // namespace
+
+SharedJobRecords::SharedJobRecords(std::shared_ptr<store::PgPool> pool, std::string replica)
+    : pool_(std::move(pool)), replica_(std::move(replica)) {}
+
+Result<void> SharedJobRecords::publish(const JobStatus& status) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  KOTAE_TRY(lease->query(
+      "INSERT INTO jobs(id, tenant, collection, replica, record) VALUES ($1, $2, $3, $4, $5) "
+      "ON CONFLICT (id) DO UPDATE SET record = excluded.record, replica = excluded.replica, updated_at = now()",
+      store::PgParams()
+          .add(status.id)
+          .add(status.tenant)
+          .add(status.collection)
+          .add(replica_)
+          .add(job_record(status).dump())));
+  return {};
+}
+
+Result<std::optional<JobStatus>> SharedJobRecords::get(const std::string& id, const std::string& tenant) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT record FROM jobs WHERE id = $1 AND tenant = $2",
+                                           store::PgParams().add(id).add(tenant)));
+  if (rows.rows() == 0) return std::optional<JobStatus>();
+  return parse(rows, 0);
+}
+
+Result<std::vector<JobStatus>> SharedJobRecords::list(const std::string& tenant, std::size_t limit) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT record FROM jobs WHERE tenant = $1 ORDER BY created_at DESC LIMIT $2",
+                                           store::PgParams().add(tenant).add(static_cast<std::int64_t>(limit))));
+  std::vector<JobStatus> jobs;
+  for (std::size_t i = 0; i < rows.rows(); ++i) {
+    if (auto job = KOTAE_TRY_VALUE(parse(rows, i))) jobs.push_back(std::move(*job));
+  }
+  return jobs;
+}
+
+Result<std::optional<JobStatus>> SharedJobRecords::request_cancel(const std::string& id, const std::string& tenant) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto rows = KOTAE_TRY_VALUE(lease->query(
+      "UPDATE jobs SET cancel_requested = true WHERE id = $1 AND tenant = $2 RETURNING record",
+      store::PgParams().add(id).add(tenant)));
+  if (rows.rows() == 0) return std::optional<JobStatus>();
+  return parse(rows, 0);
+}
+
+Result<bool> SharedJobRecords::cancel_requested(const std::string& id) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT 1::bigint FROM jobs WHERE id = $1 AND cancel_requested",
+                                           store::PgParams().add(id)));
+  return rows.rows() > 0;
+}
+
+}  // namespace kotae::server
