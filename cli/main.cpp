@@ -135,6 +135,9 @@ int main(int argc, char** argv) {
   keygen_cmd->add_flag("--admin", keygen.admin, "may read /metrics and act for any tenant");
   keygen_cmd->add_option("--rate", keygen.rate, "requests per second (0: unlimited)");
   keygen_cmd->add_option("--burst", keygen.burst, "requests at once (default: the rate)");
+  keygen_cmd->add_option("--quota-jobs", keygen.queued_jobs, "jobs its tenant may have queued or running (0: no limit)");
+  keygen_cmd->add_option("--quota-bytes", keygen.stored_bytes, "bytes its tenant's collections may take (0: no limit)");
+  keygen_cmd->add_option("--quota-documents", keygen.documents, "documents its tenant may keep (0: no limit)");
 
   kotae::cli::StoreCopyOptions store_copy;
   auto* store_cmd = app.add_subcommand("store", "move collections between stores (docs/scale-out.md)");
@@ -193,7 +196,10 @@ int main(int argc, char** argv) {
     ask.where = where;
     return kotae::cli::run_ask(ask);
   }
-  if (keygen_cmd->parsed()) return kotae::cli::run_keygen(keygen);
+  if (keygen_cmd->parsed()) {
+    keygen.store = store;
+    return kotae::cli::run_keygen(keygen);
+  }
   if (store_copy_cmd->parsed()) {
     store_copy.data_dir = data_dir;
     store_copy.index_cache = index_cache;

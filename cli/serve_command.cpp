@@ -11,6 +11,9 @@
 #include "model/model_integrity.h"
 #include "server/api_keys.h"
 #include "server/conversation_store.h"
+#include "server/shared_api_keys.h"
+#include "store/postgres_connection.h"
+#include "store/postgres_record_store.h"
 
 namespace kotae::cli {
 namespace {
@@ -83,9 +86,28 @@ int run_keygen(const KeygenOptions& options) {
     entry["rate_per_second"] = options.rate;
     entry["burst"] = options.burst > 0 ? options.burst : options.rate;
   }
+  nlohmann::json quota = nlohmann::json::object();
+  for (auto [field, value] : {std::pair{"queued_jobs", options.queued_jobs}, {"stored_bytes", options.stored_bytes},
+                              {"documents", options.documents}}) {
+    if (value > 0) quota[field] = value;
+  }
+  if (!quota.empty()) entry["quota"] = quota;
+  if (store::is_postgres_url(options.store)) {
+    auto stored = [&]() -> Result<void> {
+      auto connection = KOTAE_TRY_VALUE(store::PgConnection::connect(options.store));
+      KOTAE_TRY(store::migrate_postgres_schema(*connection));
+      return server::store_shared_key_entry(*connection, entry);
+    }();
+    if (!stored) return report_error(stored.error());
+  }
   std::printf("%s\n", nlohmann::json{{"key", key}, {"entry", entry}}.dump(2).c_str());
-  std::fprintf(stderr, "kotae: give the key to its user; add the entry to the \"keys\" list of the --api-keys file "
-                       "(the server stores only its hash)\n");
+  if (store::is_postgres_url(options.store)) {
+    std::fprintf(stderr, "kotae: give the key to its user; it is stored (as its hash) in PostgreSQL, and every replica "
+                         "knows it within a second\n");
+  } else {
+    std::fprintf(stderr, "kotae: give the key to its user; add the entry to the \"keys\" list of the --api-keys file "
+                         "(the server stores only its hash)\n");
+  }
   return 0;
 }
 

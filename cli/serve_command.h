@@ -27,10 +27,12 @@ int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.
 struct KeygenOptions {
+  std::string store;  // postgres://…: the key is stored there too, for every replica
   std::string tenant = "local";
   std::string name;
   bool admin = false;
   double rate = 0, burst = 0;
+  std::uint64_t queued_jobs = 0, stored_bytes = 0, documents = 0;  // its tenant's quota (0: none)
 };
 int run_keygen(const KeygenOptions& options);
 

@@ -20,14 +20,22 @@ Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
   if (!in) return make_error(ErrorCode::not_found, "cannot read the API key file " + file.string());
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   auto json = nlohmann::json::parse(text, nullptr, false);
-  auto bad = [&](const std::string& why) { return make_error(ErrorCode::invalid_argument, file.string() + ": " + why); };
   if (json.is_discarded() || !json.is_object() || !json.contains("keys") || !json["keys"].is_array()) {
-    return bad("expected {\"keys\": [{\"name\", \"tenant\", \"sha256\", ...}]}");
+    return make_error(ErrorCode::invalid_argument,
+                      file.string() + ": expected {\"keys\": [{\"name\", \"tenant\", \"sha256\", ...}]}");
   }
   // An empty list would mean an open server: a mistake to stop at, never a way to open one.
-  if (json["keys"].empty()) return bad("the \"keys\" list is empty (without --api-keys the server is open to loopback only)");
+  if (json["keys"].empty()) {
+    return make_error(ErrorCode::invalid_argument, file.string() + ": the \"keys\" list is empty (without --api-keys "
+                                                                   "the server is open to loopback only)");
+  }
+  return from_entries(json["keys"], file.string());
+}
+
+Result<ApiKeys> ApiKeys::from_entries(const nlohmann::json& entries, const std::string& source) {
+  auto bad = [&](const std::string& why) { return make_error(ErrorCode::invalid_argument, source + ": " + why); };
   ApiKeys keys;
-  for (const auto& k : json["keys"]) {
+  for (const auto& k : entries) {
     if (!k.is_object()) return bad("each key must be an object");
     ApiKey key;
     key.name = k.value("name", "");
@@ -55,6 +63,15 @@ Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
     if (!keys.by_hash_.emplace(hash, std::move(key)).second) return bad("two keys have the same hash");
   }
   return keys;
+}
+
+Result<void> ApiKeys::add(const ApiKeys& more, const std::string& source) {
+  for (const auto& [hash, key] : more.by_hash_) {
+    if (!by_hash_.emplace(hash, key).second) {
+      return make_error(ErrorCode::invalid_argument, source + ": key '" + key.name + "' is also in the --api-keys file");
+    }
+  }
+  return {};
 }
 
 const ApiKey* ApiKeys::find(std::string_view presented) const {

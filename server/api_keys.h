@@ -5,6 +5,8 @@
 //             {"name": "ops", "admin": true, "sha256": "..."}]}
 // Each key belongs to a tenant and sees only that tenant's collections, jobs and conversations. An admin
 // key may also read /metrics and act for any tenant (header X-Kotae-Tenant). `kotae keygen` makes keys.
+// Over a shared store the same entries may also live in PostgreSQL (server/shared_api_keys.h), so
+// every replica knows every key and its quota.
 
 #include <cstdint>
 #include <filesystem>
@@ -12,6 +14,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "core/result.h"
 
@@ -37,6 +41,10 @@ struct ApiKey {
 class ApiKeys {
  public:
   static Result<ApiKeys> load(const std::filesystem::path& file);
+  // From the entries of a "keys" list (JSON objects as in the file); `source` names them in errors.
+  static Result<ApiKeys> from_entries(const nlohmann::json& entries, const std::string& source);
+  // Adds another set's keys; the same hash in both is an error.
+  Result<void> add(const ApiKeys& more, const std::string& source);
   bool empty() const { return by_hash_.empty(); }
   // The key whose SHA-256 matches what the client presented, or null.
   const ApiKey* find(std::string_view presented) const;

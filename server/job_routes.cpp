@@ -24,7 +24,10 @@ namespace fs = std::filesystem;
 // The tenant's quota (its key's), checked before anything of the upload is stored.
 void check_quota(const Call& call, ServerContext& context, const std::vector<UploadedFile>& files) {
   const TenantQuota& q = call.quota;
-  if (q.queued_jobs && context.jobs->active(call.tenant) >= q.queued_jobs) {
+  // Over a shared store, the tenant's jobs on every replica.
+  const std::size_t active =
+      context.shared_jobs ? value_or_throw(context.shared_jobs->active(call.tenant)) : context.jobs->active(call.tenant);
+  if (q.queued_jobs && active >= q.queued_jobs) {
     throw ApiError{429, "quota_exceeded", "tenant '" + call.tenant + "' has " + std::to_string(q.queued_jobs) +
                                               " jobs queued or running, its quota: wait for one to finish"};
   }

@@ -12,6 +12,7 @@
 #include "server/api_error.h"
 #include "server/api_keys.h"
 #include "server/json_log.h"
+#include "server/shared_api_keys.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
@@ -23,7 +24,15 @@ struct KotaeServer::State {
   ServerOptions options;
   ServerContext context;
   Router router;
-  ApiKeys keys;
+  // The keys requests are checked against: the --api-keys file's and, over a shared store,
+  // PostgreSQL's, swapped whole when refreshed. Whether keys are needed at all (`keyed`) is decided at
+  // start and never changes: a server started open stays open to loopback only.
+  ApiKeys file_keys;
+  std::shared_ptr<const ApiKeys> keys = std::make_shared<const ApiKeys>();
+  mutable std::mutex keys_mutex;
+  bool keyed = false;
+  bool keys_refreshed = true;  // the last refresh worked (a failure is logged once, not every second)
+  std::shared_ptr<store::PgPool> shared_pool;  // over a shared store: jobs' records and keys
   OriginPolicy origins;
   RateLimiter limiter;
   std::unique_ptr<WorkPool> work;
@@ -122,14 +131,21 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   if (!options.api_keys_file.empty()) {
     auto keys = ApiKeys::load(options.api_keys_file);
     if (!keys) return keys.error();
-    s.keys = std::move(*keys);
+    s.file_keys = std::move(*keys);
   }
-  s.origins = OriginPolicy(s.keys.empty(), is_loopback_host(options.http.host), options.cors_origins);
   store::CatalogOptions where = options.store;
   if (where.data_dir.empty()) where.data_dir = options.models.data_dir;
   auto catalog = store::Catalog::open(where);  // a wrong URL or a server that is down: said now
   if (!catalog) return catalog.error();
   s.catalog = std::move(*catalog);
+  s.keys = std::make_shared<const ApiKeys>(s.file_keys);
+  if (s.catalog->shared()) {
+    s.shared_pool = std::make_shared<store::PgPool>(s.catalog->url());
+    server->refresh_keys();
+    if (!s.keys_refreshed) return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
+  }
+  s.keyed = !s.keys->empty();
+  s.origins = OriginPolicy(!s.keyed, is_loopback_host(options.http.host), options.cors_origins);
   s.work = std::make_unique<WorkPool>(options.workers, options.max_queued);
   s.context.work = s.work.get();
   add_health_routes(s.router, s.context);
@@ -154,20 +170,21 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   if (!http) return http.error();
   s.http = std::move(*http);
 
-  s.loader = std::thread([&s] {
+  s.loader = std::thread([&s, self = server.get()] {
     auto models = ModelPool::load(s.options.models);
     if (!models) return s.loaded.set_value(models.error());
     s.context.models = std::move(*models);
     s.context.collections = std::make_unique<CollectionRegistry>(*s.catalog, *s.context.models);
     const auto opened = s.context.collections->open_all();
     if (s.catalog->shared()) {
-      s.follower = std::make_unique<store::ChangeFollower>(s.catalog->url(), s.options.follow_period,
-                                                           [&s] { s.context.collections->follow_changes(); });
+      s.follower = std::make_unique<store::ChangeFollower>(s.catalog->url(), s.options.follow_period, [&s, self] {
+        s.context.collections->follow_changes();
+        if (s.keyed) self->refresh_keys();
+      });
     }
     s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest);
     if (s.catalog->shared()) {
-      s.context.shared_jobs = std::make_shared<SharedJobRecords>(std::make_shared<store::PgPool>(s.catalog->url()),
-                                                                 replica_name());
+      s.context.shared_jobs = std::make_shared<SharedJobRecords>(s.shared_pool, replica_name());
       s.context.jobs->share_records(s.context.shared_jobs);
     }
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
@@ -204,12 +221,38 @@ bool KotaeServer::shutdown(std::chrono::milliseconds deadline) {
   return true;
 }
 
-std::variant<const ApiKey*, HttpResponse> KotaeServer::identify(const HttpRequest& request, Access access) const {
+void KotaeServer::refresh_keys() {
+  auto& s = *state_;
+  auto read = [&]() -> Result<ApiKeys> {
+    auto lease = KOTAE_TRY_VALUE(s.shared_pool->acquire());
+    const auto entries = KOTAE_TRY_VALUE(load_shared_key_entries(*lease));
+    ApiKeys keys = s.file_keys;
+    KOTAE_TRY(keys.add(KOTAE_TRY_VALUE(ApiKeys::from_entries(entries, "the API keys in PostgreSQL")), "PostgreSQL"));
+    return keys;
+  };
+  auto keys = read();
+  if (!keys) {
+    if (s.keys_refreshed) log_event("api_keys_not_refreshed", {{"reason", keys.error().message}});
+    s.keys_refreshed = false;
+    return;  // the keys known before stay in force
+  }
+  s.keys_refreshed = true;
+  auto fresh = std::make_shared<const ApiKeys>(std::move(*keys));
+  std::lock_guard lock(s.keys_mutex);
+  s.keys = std::move(fresh);
+}
+
+std::variant<ApiKey, HttpResponse> KotaeServer::identify(const HttpRequest& request, Access access) const {
   std::string_view presented = request.header("x-api-key");
   if (const auto authorization = request.header("authorization"); authorization.starts_with("Bearer ")) {
     presented = authorization.substr(7);
   }
-  const ApiKey* key = state_->keys.find(presented);
+  std::shared_ptr<const ApiKeys> keys;
+  {
+    std::lock_guard lock(state_->keys_mutex);
+    keys = state_->keys;
+  }
+  const ApiKey* key = keys->find(presented);
   if (!key) {
     auto response = error_response({401, "invalid_api_key", presented.empty() ? "send an API key: Authorization: Bearer KEY"
                                                                              : "the API key is not valid"});
@@ -221,7 +264,7 @@ std::variant<const ApiKey*, HttpResponse> KotaeServer::identify(const HttpReques
     if (!key->admin) return error_response({403, "forbidden", "only an admin key may act for another tenant"});
     if (!valid_tenant(tenant)) return error_response({400, "invalid_request", "X-Kotae-Tenant: letters, digits, '_' and '-'"});
   }
-  return key;
+  return *key;
 }
 
 Admission KotaeServer::admit(const HttpRequest& head) {
@@ -235,7 +278,7 @@ Admission KotaeServer::admit(const HttpRequest& head) {
   };
   if (auto refused = s.origins.check(head)) return refuse(std::move(*refused));
   if (!match.handler) return refuse(unrouted(match, head));  // their bodies are not worth reading
-  if (!s.keys.empty() && match.options.access != Access::open) {
+  if (s.keyed && match.options.access != Access::open) {
     if (auto identity = identify(head, match.options.access); std::holds_alternative<HttpResponse>(identity)) {
       return refuse(std::move(std::get<HttpResponse>(identity)));
     }
@@ -247,13 +290,13 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access)
   auto& s = *state_;
   auto identity = identify(call.request, access);
   if (auto* refusal = std::get_if<HttpResponse>(&identity)) return std::move(*refusal);
-  const ApiKey* key = std::get<const ApiKey*>(identity);
-  call.tenant = key->tenant;
-  call.admin = key->admin;
-  call.quota = key->quota;
+  const ApiKey& key = std::get<ApiKey>(identity);
+  call.tenant = key.tenant;
+  call.admin = key.admin;
+  call.quota = key.quota;
   if (const auto tenant = call.request.header("x-kotae-tenant"); !tenant.empty()) call.tenant = std::string(tenant);
-  if (const auto wait = s.limiter.take(key->name, key->rate_per_second, key->burst)) {
-    auto response = error_response({429, "rate_limited", "too many requests for key '" + key->name + "'; retry shortly"});
+  if (const auto wait = s.limiter.take(key.name, key.rate_per_second, key.burst)) {
+    auto response = error_response({429, "rate_limited", "too many requests for key '" + key.name + "'; retry shortly"});
     for (auto& [name, value] : response.headers) {
       if (name == "Retry-After") value = std::to_string(static_cast<long>(std::ceil(*wait)));
     }
@@ -270,14 +313,14 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
                                                       call.request.path, match.handler ? match.pattern : "unmatched",
                                                       s.origins.response_headers(call.request));
   if (!match.handler) return call.responder->send(unrouted(match, call.request));
-  if (!s.keys.empty() && match.options.access != Access::open) {
+  if (s.keyed && match.options.access != Access::open) {
     if (auto refused = authenticate(call, match.options.access)) return call.responder->send(std::move(*refused));
-  } else if (!s.keys.empty()) {
+  } else if (s.keyed) {
     // An open route with keys configured: anyone may call it, but only an admin key sees the details.
     auto identity = identify(call.request, Access::tenant);
-    const auto* key = std::get_if<const ApiKey*>(&identity);
-    call.admin = key && (*key)->admin;
-    call.tenant = key ? (*key)->tenant : "";
+    const auto* key = std::get_if<ApiKey>(&identity);
+    call.admin = key && key->admin;
+    call.tenant = key ? key->tenant : "";
   }
   if (match.options.quick) return run_handler(*match.handler, call);
   if (!s.context.ready.load()) {

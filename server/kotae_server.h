@@ -60,7 +60,9 @@ class KotaeServer {
   Admission admit(const HttpRequest& head);
   void handle(HttpRequest request, std::shared_ptr<Responder> responder);
   // The caller's key, or the refusal (401, 403, 400 for a bad tenant header).
-  std::variant<const ApiKey*, HttpResponse> identify(const HttpRequest& request, Access access) const;
+  std::variant<ApiKey, HttpResponse> identify(const HttpRequest& request, Access access) const;
+  // Over a shared store: the keys again, the file's and PostgreSQL's (the change follower calls it).
+  void refresh_keys();
   // Sets the call's tenant from its API key; the refusal (401, 403, 429) when there is one.
   std::optional<HttpResponse> authenticate(Call& call, Access access);
 

@@ -66,4 +66,12 @@ Result<bool> SharedJobRecords::cancel_requested(const std::string& id) {
   return rows.rows() > 0;
 }
 
+Result<std::size_t> SharedJobRecords::active(const std::string& tenant) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto rows = KOTAE_TRY_VALUE(lease->query(
+      "SELECT count(*) FROM jobs WHERE tenant = $1 AND (record::json ->> 'state') IN ('queued', 'running')",
+      store::PgParams().add(tenant)));
+  return static_cast<std::size_t>(rows.int64(0, 0));
+}
+
 }  // namespace kotae::server

@@ -28,6 +28,8 @@ class SharedJobRecords {
   // Asks whichever replica runs it to cancel it; the record, or nullopt when there is no such job.
   Result<std::optional<JobStatus>> request_cancel(const std::string& id, const std::string& tenant);
   Result<bool> cancel_requested(const std::string& id);
+  // The tenant's jobs queued or running on any replica (its quota of queued jobs).
+  Result<std::size_t> active(const std::string& tenant);
 
  private:
   std::shared_ptr<store::PgPool> pool_;

@@ -10,7 +10,8 @@ namespace kotae::store {
 namespace {
 
 // Version 1. Every integer is bigint, so binary results read one way. `jobs` holds the replicas'
-// ingestion job records (server/shared_job_records.h). `change_log` is the
+// ingestion job records (server/shared_job_records.h), `api_keys` the keys every replica knows
+// (server/shared_api_keys.h). `change_log` is the
 // collection's sequence of chunk additions (op 1) and removals (op 0); its seq is global but grows in
 // commit order within a collection (writers take the collection's advisory lock).
 constexpr const char* kSchemaVersion1 = R"sql(
@@ -72,6 +73,10 @@ CREATE TABLE IF NOT EXISTS jobs(
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now());
 CREATE INDEX IF NOT EXISTS jobs_by_tenant ON jobs(tenant, created_at);
+CREATE TABLE IF NOT EXISTS api_keys(
+  sha256 text PRIMARY KEY,
+  entry text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now());
 )sql";
 
 constexpr std::int64_t kSchemaVersion = 1;

@@ -227,6 +227,24 @@ def replicas(checks, binary, data, work, pg):
     checks.check("... which leaves alice's alone",
                  bool(search(a.port, "plughxyzzy", "private", "bm25", headers=alice)[1]) and
                  not search(a.port, "plughxyzzy", "private", "bm25", headers=bob)[1])
+    # A key made with `kotae keygen --store` while the replicas run: both know it within seconds, and its
+    # quota counts what the tenant stored through either.
+    made = kotae(binary, "keygen", "--store", url, "--tenant", "carol", "--quota-documents", "1")
+    carol_key = json.loads(made.stdout)["key"] if made.returncode == 0 else ""
+    checks.check("kotae keygen --store: exit 0", made.returncode == 0 and carol_key.startswith("kt_"), made.stderr[-300:])
+    carol = {"Authorization": "Bearer " + carol_key}
+    known = [wait_for(lambda s=server: json_request(s.port, "GET", "/v1/collections", None, carol)[0] == 200, 10)
+             for server in (a, b)]
+    checks.check("both replicas accept carol's new key", all(k is not None for k in known), known)
+    json_request(a.port, "POST", "/v1/collections", {"name": "notes"}, carol)
+    job = upload(a.port, "notes", {"one.md": "# One\n\nThe first note."}, carol)
+    wait_for(lambda: json_request(a.port, "GET", "/v1/jobs/" + job, None, carol)[1]["state"] == "succeeded", 60)
+    body = b'--kb\r\nContent-Disposition: form-data; name="files"; filename="two.md"\r\n\r\nThe second note.\r\n--kb--\r\n'
+    status, answer, _ = request(b.port, "POST", "/v1/collections/notes/documents", body,
+                                dict({"Content-Type": "multipart/form-data; boundary=kb"}, **carol))
+    checks.check("carol's quota (1 document) holds across replicas: 413 on B", status == 413 and b"quota_exceeded" in answer,
+                 (status, answer[:200]))
+
     status, _, _ = request(b.port, "DELETE", "/v1/collections/private", None, alice)
     checks.check("alice deletes it through B", status in (200, 204), status)
     gone = wait_for(lambda: search(a.port, "plughxyzzy", "private", "bm25", headers=alice)[0] == 404, 10)
