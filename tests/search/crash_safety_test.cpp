@@ -3,6 +3,8 @@
 // integrity checks, the vector index and the chunks table must agree, and every document the child
 // reported as indexed must be there, whole and searchable. Then a child runs out of disk
 // (RLIMIT_FSIZE) mid-ingestion: it must fail with a clear error and leave the collection consistent.
+// The same over PostgreSQL (the server CTest starts), with two children writing the collection at once
+// each round, as two replicas would: no chunk lost, none duplicated, every acknowledged document whole.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -24,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/sha256.h"
+#include "store/catalog.h"
 #include "store/collection.h"
 #include "support/test_data.h"
 
@@ -136,16 +139,35 @@ class CrashSafetyTest : public ::testing::Test {
     return sha256_hex(text);
   }
 
-  std::vector<std::string> index_args(const fs::path& docs) const {
-    return {"index", docs.string(), "--collection", "crash", "--data", (root_ / "data").string(), "--json",
-            "--model", "all-minilm-l6-v2-int8"};
+  // Empty: the embedded SQLite store in DATA.
+  std::string store_url_;
+  std::string collection_ = "crash";
+
+  // `replica`: which index cache a PostgreSQL child uses (each replica has its own, and its own writer
+  // lock: two children with different ones write at the same time).
+  std::vector<std::string> index_args(const fs::path& docs, int replica = 0) const {
+    std::vector<std::string> args{"index", docs.string(), "--collection", collection_, "--data", (root_ / "data").string(),
+                                  "--json", "--model", "all-minilm-l6-v2-int8"};
+    if (!store_url_.empty()) {
+      for (const std::string& more : {std::string("--store"), store_url_, std::string("--index-cache"),
+                                     (root_ / ("cache-" + std::to_string(replica))).string()}) {
+        args.push_back(more);
+      }
+    }
+    return args;
+  }
+
+  Result<std::unique_ptr<store::Collection>> open_collection() const {
+    auto catalog = store::Catalog::open({store_url_, root_ / "data", root_ / "checker-cache"});
+    if (!catalog) return catalog.error();
+    return (*catalog)->open(store::kLocalTenant, collection_, nullptr);
   }
 
   // The collection is consistent and every acknowledged document is whole and searchable: the version
   // acknowledged, or a newer one written to disk since (committed, but killed before it could say so).
   void expect_consistent(const std::map<std::string, std::string>& acknowledged, const std::string& when,
                          const std::map<std::string, std::set<std::string>>& newer = {}) {
-    auto collection = store::Collection::open(root_ / "data" / "collections" / "crash");
+    auto collection = open_collection();
     // Killed before it created the collection: nothing was promised.
     if (!collection && collection.error().code == ErrorCode::not_found && acknowledged.empty()) return;
     ASSERT_TRUE(collection) << when << ": " << collection.error().message;
@@ -156,6 +178,14 @@ class CrashSafetyTest : public ::testing::Test {
     EXPECT_EQ(report->chunks, report->vectors) << when;
     EXPECT_EQ(report->chunks_without_vector, 0u) << when;
     EXPECT_EQ(report->vectors_without_chunk, 0u) << when;
+    // Every document, acknowledged or not, is whole: as many chunks as it says it has.
+    auto documents = (*collection)->documents();
+    ASSERT_TRUE(documents) << when << ": " << documents.error().message;
+    for (const auto& document : *documents) {
+      auto chunks = (*collection)->document_chunks(document.id);
+      ASSERT_TRUE(chunks);
+      EXPECT_EQ(static_cast<std::int64_t>(chunks->size()), document.chunk_count) << when << ": " << document.path << " is not whole";
+    }
     for (const auto& [path, sha] : acknowledged) {
       auto document = (*collection)->find_document(path);
       ASSERT_TRUE(document && *document) << when << ": acknowledged " << path << " is missing";
@@ -238,6 +268,63 @@ TEST_F(CrashSafetyTest, SurvivesSigkillAtRandomMomentsAndDiskFull) {
   for (const auto& path : indexed_before_full) acknowledged[path] = current.at(path);
   std::printf("disk full after %zu of 40 new documents: %s", indexed_before_full.size(), err.c_str());
   expect_consistent(acknowledged, "after disk full");
+}
+
+// Two `kotae index` children over the same files and the same PostgreSQL collection at once, both
+// killed at random moments, round after round.
+TEST_F(CrashSafetyTest, TwoWritersKilledAtRandomMomentsOverPostgres) {
+  std::ifstream url_file(KOTAE_TEST_POSTGRES_URL_FILE);
+  std::getline(url_file, store_url_);
+  ASSERT_FALSE(store_url_.empty()) << "no PostgreSQL server: " << KOTAE_TEST_POSTGRES_URL_FILE;
+  collection_ = "crash-" + std::to_string(::getpid());
+  constexpr std::size_t kFiles = 32, kKills = 12, kChangedPerRound = 16;
+  const fs::path docs = root_ / "docs";
+  std::map<std::string, std::string> current, acknowledged;
+  std::map<std::string, std::set<std::string>> newer;
+  for (std::size_t i = 0; i < kFiles; ++i)
+    current[(docs / ("doc-" + std::to_string(i) + ".txt")).string()] = write_document(docs, i, 0);
+
+  std::mt19937 rng(20261205);
+  std::uniform_int_distribution<int> delay_ms(50, 1200);
+  std::uniform_int_distribution<std::size_t> pick(0, kFiles - 1);
+  std::size_t killed_mid_run = 0, both_wrote = 0;
+  for (std::size_t round = 0; round < kKills; ++round) {
+    for (std::size_t n = 0; n < kChangedPerRound; ++n) {
+      const std::size_t i = pick(rng);
+      const std::string path = (docs / ("doc-" + std::to_string(i) + ".txt")).string();
+      current[path] = write_document(docs, i, round + 1);
+      newer[path].insert(current[path]);
+    }
+    const Child first = start_kotae(index_args(docs, 1), root_ / "out-1.jsonl", root_ / "err-1.txt");
+    const Child second = start_kotae(index_args(docs, 2), root_ / "out-2.jsonl", root_ / "err-2.txt");
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
+    kill(first.pid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng) / 4));
+    kill(second.pid, SIGKILL);
+    killed_mid_run += (wait_for(first) == 128 + SIGKILL) + (wait_for(second) == 128 + SIGKILL);
+    std::size_t writers = 0;
+    for (const Child* child : {&first, &second}) {
+      const auto indexed = reported_indexed(child->out);
+      writers += !indexed.empty();
+      for (const auto& path : indexed) {
+        acknowledged[path] = current.at(path);
+        newer.erase(path);
+      }
+    }
+    both_wrote += writers == 2;
+    expect_consistent(acknowledged, "after kill " + std::to_string(round + 1), newer);
+    if (HasFatalFailure()) return;
+  }
+  std::printf("%zu rounds of two writers: %zu of %zu kills while indexing, %zu rounds where both stored documents; "
+              "%zu documents acknowledged\n", kKills, killed_mid_run, 2 * kKills, both_wrote, acknowledged.size());
+  EXPECT_GE(killed_mid_run, kKills) << "most kills should land while the children are still working";
+  EXPECT_GE(both_wrote, 2u) << "the two writers should have stored documents at the same time in some rounds";
+  const Child finish = start_kotae(index_args(docs), root_ / "out.jsonl", root_ / "err.txt");
+  ASSERT_EQ(wait_for(finish), 0) << read_all(finish.err);
+  expect_consistent(current, "after a complete run");
+  auto collection = open_collection();
+  ASSERT_TRUE(collection) << collection.error().message;
+  EXPECT_EQ((*collection)->document_count(), kFiles);  // one per path: none duplicated
 }
 
 }  // namespace

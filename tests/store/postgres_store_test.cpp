@@ -281,6 +281,43 @@ TEST_F(PostgresStore, AReopenLoadsTheSnapshotAndReplaysOnlyTheTail) {
   EXPECT_TRUE(after->ok()) << after->details;
 }
 
+// A write is one transaction: dropped before its commit (the process died, the connection was lost),
+// nothing of it is there, and the next write goes through.
+TEST_F(PostgresStore, AWriteNotCommittedLeavesNothing) {
+  auto pool = std::make_shared<PgPool>(url_);
+  const CollectionInfo info = test_info();
+  auto records = PostgresRecordStore::open(pool, tenant_, "notes", &info);
+  ASSERT_OK(records);
+  std::mt19937 rng(3);
+  const auto input = make_document("half.md", "md", {"one", "two", "three"}, kDim, rng);
+  const std::vector<std::string> headings(3, "[]");
+  const std::int64_t before = (*records)->last_change().value();
+  {
+    auto transaction = (*records)->begin_write();
+    ASSERT_OK(transaction);
+    auto id = (*transaction)->insert_document(input.document, input.chunks.size());
+    ASSERT_OK(id);
+    ASSERT_OK((*transaction)->insert_chunks(*id, input.chunks, headings, input.embeddings, {}));
+  }  // destroyed uncommitted
+  auto found = (*records)->find_document("half.md");
+  ASSERT_OK(found);
+  EXPECT_FALSE(found->has_value());
+  EXPECT_EQ((*records)->last_change().value(), before);
+  auto ids = (*records)->chunk_ids();
+  ASSERT_OK(ids);
+  EXPECT_TRUE(ids->empty());
+
+  auto transaction = (*records)->begin_write();
+  ASSERT_OK(transaction);
+  auto id = (*transaction)->insert_document(input.document, input.chunks.size());
+  ASSERT_OK(id);
+  ASSERT_OK((*transaction)->insert_chunks(*id, input.chunks, headings, input.embeddings, {}));
+  auto position = (*transaction)->commit();
+  ASSERT_OK(position);
+  EXPECT_GT(*position, before);
+  EXPECT_EQ((*records)->chunk_ids().value().size(), 3u);
+}
+
 TEST_F(PostgresStore, AnUnreachableServerIsUnavailableAndNamesNoPassword) {
   auto connection = PgConnection::connect("postgres://kotae:s3cret@/kotae?host=/nonexistent/socket");
   ASSERT_FALSE(connection.ok());
