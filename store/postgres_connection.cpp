@@ -192,22 +192,36 @@ PgPool::Lease::~Lease() {
   if (pool_ != nullptr && connection_ != nullptr) pool_->give_back(std::move(connection_));
 }
 
-Result<PgPool::Lease> PgPool::acquire() {
-  {
-    std::lock_guard lock(mutex_);
-    while (!idle_.empty()) {
-      std::unique_ptr<PgConnection> connection = std::move(idle_.back());
-      idle_.pop_back();
-      if (connection->usable()) return Lease(this, std::move(connection));
+Result<PgPool::Lease> PgPool::acquire(std::chrono::milliseconds wait) {
+  std::unique_lock lock(mutex_);
+  if (!returned_.wait_for(lock, wait, [&] { return !idle_.empty() || lent_ < limit_; })) {
+    return make_error(ErrorCode::overloaded, "all " + std::to_string(limit_) + " connections to PostgreSQL are busy");
+  }
+  while (!idle_.empty()) {
+    std::unique_ptr<PgConnection> connection = std::move(idle_.back());
+    idle_.pop_back();
+    if (connection->usable()) {
+      ++lent_;
+      return Lease(this, std::move(connection));
     }
   }
-  return Lease(this, KOTAE_TRY_VALUE(PgConnection::connect(url_)));
+  ++lent_;  // a slot for the connection opened below, outside the lock
+  lock.unlock();
+  auto connected = PgConnection::connect(url_);
+  if (!connected) {
+    std::lock_guard relock(mutex_);
+    --lent_;
+    returned_.notify_one();
+    return connected.error();
+  }
+  return Lease(this, std::move(*connected));
 }
 
 void PgPool::give_back(std::unique_ptr<PgConnection> connection) {
-  if (connection->broken()) return;  // dropped: the next acquire connects again
   std::lock_guard lock(mutex_);
-  idle_.push_back(std::move(connection));
+  --lent_;
+  if (!connection->broken()) idle_.push_back(std::move(connection));  // a lost one is dropped: the next acquire connects again
+  returned_.notify_one();
 }
 
 // --- URLs -------------------------------------------------------------------------------------------

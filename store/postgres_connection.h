@@ -6,6 +6,7 @@
 // store/.
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -110,8 +111,10 @@ class PgTransaction {
   PgConnection* connection_ = nullptr;
 };
 
-// Connections to one database, lent one caller at a time and opened on demand: a lost connection is
-// dropped when given back, so once the server is back the next acquire connects again by itself.
+// Connections to one database, lent one caller at a time and opened on demand, at most `limit` at once
+// (PostgreSQL allows 100 by default, shared by every replica): a caller beyond it waits for one to come
+// back. A lost connection is dropped when given back, so once the server is back the next acquire
+// connects again by itself.
 class PgPool {
  public:
   class Lease {
@@ -130,14 +133,19 @@ class PgPool {
     std::unique_ptr<PgConnection> connection_;
   };
 
-  explicit PgPool(std::string url) : url_(std::move(url)) {}
-  Result<Lease> acquire();
+  static constexpr std::size_t kDefaultLimit = 16;
+  explicit PgPool(std::string url, std::size_t limit = kDefaultLimit) : url_(std::move(url)), limit_(limit) {}
+  // A connection, waiting up to `wait` for one to come back when `limit` are lent (then overloaded).
+  Result<Lease> acquire(std::chrono::milliseconds wait = std::chrono::seconds(30));
   const std::string& url() const { return url_; }
 
  private:
   void give_back(std::unique_ptr<PgConnection> connection);
   std::string url_;
+  std::size_t limit_;
   std::mutex mutex_;
+  std::condition_variable returned_;
+  std::size_t lent_ = 0;
   std::vector<std::unique_ptr<PgConnection>> idle_;
 };
 
