@@ -52,6 +52,18 @@ PgParams& PgParams::add_bytes(std::span<const std::byte> bytes) {
   return *this;
 }
 
+std::vector<const char*> PgParams::pointers() const {
+  std::vector<const char*> pointers;
+  for (const auto& value : values_) pointers.push_back(value.data());
+  return pointers;
+}
+
+std::vector<int> PgParams::lengths() const {
+  std::vector<int> lengths;
+  for (const auto& value : values_) lengths.push_back(static_cast<int>(value.size()));
+  return lengths;
+}
+
 PgResult::~PgResult() {
   if (result_ != nullptr) PQclear(result_);
 }
@@ -123,18 +135,8 @@ Error PgConnection::error(pg_result* result, std::string_view doing) const {
   return make_error(code, "PostgreSQL (" + server_ + ") " + std::string(doing) + ": " + message);
 }
 
-Result<PgResult> PgConnection::query(std::string_view sql, const PgParams& params) {
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  values.reserve(params.size());
-  lengths.reserve(params.size());
-  for (const auto& value : params.values_) {
-    values.push_back(value.data());
-    lengths.push_back(static_cast<int>(value.size()));
-  }
-  PgResult result(PQexecParams(connection_, std::string(sql).c_str(), static_cast<int>(params.size()), nullptr,
-                               values.data(), lengths.data(), params.formats_.data(), /*binary results*/ 1));
-  pg_result* raw = result.result_;
+Result<PgResult> PgConnection::checked(pg_result* raw, std::string_view sql) {
+  PgResult result(raw);
   const ExecStatusType status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
     const std::string_view first_line = sql.substr(0, sql.find('\n'));
@@ -143,13 +145,30 @@ Result<PgResult> PgConnection::query(std::string_view sql, const PgParams& param
   return result;
 }
 
-Result<void> PgConnection::execute(std::string_view sql) {
-  PgResult result(PQexec(connection_, std::string(sql).c_str()));
-  pg_result* raw = result.result_;
-  const ExecStatusType status = raw == nullptr ? PGRES_FATAL_ERROR : PQresultStatus(raw);
-  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-    return error(raw, "failed on \"" + std::string(sql.substr(0, std::min<std::size_t>(sql.find('\n'), 80))) + "\"");
+Result<PgResult> PgConnection::query(std::string_view sql, const PgParams& params) {
+  const auto values = params.pointers();
+  const auto lengths = params.lengths();
+  return checked(PQexecParams(connection_, std::string(sql).c_str(), static_cast<int>(params.size()), nullptr,
+                              values.data(), lengths.data(), params.formats_.data(), /*binary results*/ 1),
+                 sql);
+}
+
+Result<PgResult> PgConnection::prepared(const std::string& sql, const PgParams& params) {
+  auto known = statements_.find(sql);
+  if (known == statements_.end()) {
+    const std::string name = "kotae_" + std::to_string(statements_.size());
+    KOTAE_TRY(checked(PQprepare(connection_, name.c_str(), sql.c_str(), static_cast<int>(params.size()), nullptr), sql));
+    known = statements_.emplace(sql, name).first;
   }
+  const auto values = params.pointers();
+  const auto lengths = params.lengths();
+  return checked(PQexecPrepared(connection_, known->second.c_str(), static_cast<int>(params.size()), values.data(),
+                                lengths.data(), params.formats_.data(), /*binary results*/ 1),
+                 sql);
+}
+
+Result<void> PgConnection::execute(std::string_view sql) {
+  KOTAE_TRY(checked(PQexec(connection_, std::string(sql).c_str()), sql));
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -33,6 +34,8 @@ class PgParams {
 
  private:
   friend class PgConnection;
+  std::vector<const char*> pointers() const;
+  std::vector<int> lengths() const;
   std::vector<std::string> values_;
   std::vector<int> formats_;  // 0 text, 1 binary
 };
@@ -75,6 +78,9 @@ class PgConnection {
 
   // One statement with parameters ($1, $2, ...); rows in binary.
   Result<PgResult> query(std::string_view sql, const PgParams& params = {});
+  // The same for a statement run again and again (the reads every search makes): parsed and planned
+  // once per connection, then only executed.
+  Result<PgResult> prepared(const std::string& sql, const PgParams& params = {});
   // One or more statements without parameters or results (schema, BEGIN, COMMIT).
   Result<void> execute(std::string_view sql);
   // Whether the connection was lost: the pool drops it rather than lending it again.
@@ -91,8 +97,10 @@ class PgConnection {
  private:
   PgConnection(pg_conn* connection, std::string server) : connection_(connection), server_(std::move(server)) {}
   Error error(pg_result* result, std::string_view doing) const;
+  Result<PgResult> checked(pg_result* raw, std::string_view sql);
   pg_conn* connection_ = nullptr;
   std::string server_;
+  std::map<std::string, std::string> statements_;  // SQL → its prepared statement's name
 };
 
 // BEGIN ... COMMIT on one connection; rolls back when destroyed uncommitted.

@@ -344,7 +344,7 @@ const std::string& PostgresRecordStore::location() const { return state_->locati
 
 Result<std::optional<DocumentRecord>> PostgresRecordStore::find_document(std::string_view path) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(std::string("SELECT ") + kDocumentColumns +
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kDocumentColumns +
                                                " FROM documents WHERE collection_id = $1 AND path = $2",
                                            PgParams().add(state_->collection_id).add(path)));
   if (rows.rows() == 0) return std::optional<DocumentRecord>();
@@ -353,7 +353,7 @@ Result<std::optional<DocumentRecord>> PostgresRecordStore::find_document(std::st
 
 Result<std::optional<DocumentRecord>> PostgresRecordStore::document(std::int64_t id) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(std::string("SELECT ") + kDocumentColumns +
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kDocumentColumns +
                                                ", text FROM documents WHERE collection_id = $1 AND id = $2",
                                            PgParams().add(state_->collection_id).add(id)));
   if (rows.rows() == 0) return std::optional<DocumentRecord>();
@@ -376,7 +376,7 @@ Result<std::vector<DocumentRecord>> PostgresRecordStore::documents() {
 Result<std::unordered_map<std::int64_t, DocumentRecord>> PostgresRecordStore::documents_by_id(
     std::span<const std::int64_t> ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(std::string("SELECT ") + kDocumentColumns +
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kDocumentColumns +
                                                " FROM documents WHERE collection_id = $1 AND id = ANY($2::bigint[])",
                                            PgParams().add(state_->collection_id).add(id_array(ids))));
   std::unordered_map<std::int64_t, DocumentRecord> found;
@@ -389,7 +389,7 @@ Result<std::unordered_map<std::int64_t, DocumentRecord>> PostgresRecordStore::do
 
 Result<std::unordered_map<std::int64_t, ChunkRecord>> PostgresRecordStore::chunks_by_id(std::span<const std::int64_t> ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(std::string("SELECT ") + kChunkColumns +
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kChunkColumns +
                                                " FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
                                            PgParams().add(state_->collection_id).add(id_array(ids))));
   std::unordered_map<std::int64_t, ChunkRecord> found;
@@ -402,7 +402,7 @@ Result<std::unordered_map<std::int64_t, ChunkRecord>> PostgresRecordStore::chunk
 
 Result<std::vector<ChunkRecord>> PostgresRecordStore::document_chunks(std::int64_t document_id) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(std::string("SELECT ") + kChunkColumns +
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kChunkColumns +
                                                " FROM chunks WHERE collection_id = $1 AND document_id = $2 ORDER BY ordinal",
                                            PgParams().add(state_->collection_id).add(document_id)));
   std::vector<ChunkRecord> chunks;
@@ -412,7 +412,7 @@ Result<std::vector<ChunkRecord>> PostgresRecordStore::document_chunks(std::int64
 
 Result<std::vector<float>> PostgresRecordStore::embeddings(std::span<const std::int64_t> chunk_ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT id, embedding FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
+  auto rows = KOTAE_TRY_VALUE(lease->prepared("SELECT id, embedding FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
                                            PgParams().add(state_->collection_id).add(id_array(chunk_ids))));
   std::unordered_map<std::int64_t, std::size_t> row_of;
   for (std::size_t i = 0; i < rows.rows(); ++i) row_of[rows.int64(i, 0)] = i;
@@ -430,7 +430,7 @@ Result<std::vector<float>> PostgresRecordStore::embeddings(std::span<const std::
 
 Result<std::vector<std::vector<SentenceVector>>> PostgresRecordStore::chunk_sentences(std::span<const std::int64_t> chunk_ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT id, sentences FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
+  auto rows = KOTAE_TRY_VALUE(lease->prepared("SELECT id, sentences FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
                                            PgParams().add(state_->collection_id).add(id_array(chunk_ids))));
   std::unordered_map<std::int64_t, std::size_t> row_of;
   for (std::size_t i = 0; i < rows.rows(); ++i) row_of[rows.int64(i, 0)] = i;
@@ -453,7 +453,7 @@ Result<std::vector<std::vector<SentenceVector>>> PostgresRecordStore::chunk_sent
 
 Result<std::int64_t> PostgresRecordStore::last_change() {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(
       "SELECT (SELECT coalesce(max(seq), 0) FROM change_log WHERE collection_id = $1)::bigint FROM collections WHERE id = $1",
       PgParams().add(state_->collection_id)));
   // Deleted (by another replica): whoever holds it open closes it.
@@ -464,7 +464,7 @@ Result<std::int64_t> PostgresRecordStore::last_change() {
 Result<std::optional<std::vector<std::int64_t>>> PostgresRecordStore::chunks_changed(std::int64_t after,
                                                                                      std::int64_t through) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(
       "SELECT DISTINCT chunk_id FROM change_log WHERE collection_id = $1 AND seq > $2 AND seq <= $3",
       PgParams().add(state_->collection_id).add(after).add(through)));
   std::vector<std::int64_t> touched;
