@@ -76,6 +76,7 @@ pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 find_package(LibXml2 REQUIRED)
 find_package(SQLite3 REQUIRED)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)  # the PostgreSQL store (store/postgres_*)
+pkg_check_modules(HIREDIS REQUIRED IMPORTED_TARGET hiredis)  # the Redis work queue (queue/)
 find_package(CURL 7.88 REQUIRED)  # the OpenAI-compatible client (model/openai_chat_client)
 find_package(Boost 1.81 REQUIRED)  # Beast and Asio (header only): the HTTP server
 find_package(prometheus-cpp REQUIRED COMPONENTS core)  # /metrics (Debian's 1.0.1 declares no version)

@@ -1,0 +1,92 @@
+#pragma once
+// A durable work queue on Redis Streams, for ingestion and answer tasks that workers on other machines
+// take. Entries live in one stream per (priority band, tenant) and are read through one consumer group:
+//   - priority: a take serves the interactive band before the bulk one;
+//   - fairness: within a band, a take reads at most one entry from each tenant's stream, so a tenant
+//     that queued ten thousand files waits its turn beside a tenant that queued one;
+//   - durability: an entry stays until a worker acknowledges it (XACK, then XDEL); a worker that dies
+//     holds its entries only until they have been idle for `claim_idle`, then another claims them
+//     (XAUTOCLAIM); every delivery is counted, and past `max_attempts` the entry goes to the dead-letter
+//     stream with its reason.
+// Redis must keep what it acknowledged: run it with appendonly yes, appendfsync always (scripts/cluster).
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+#include "queue/redis_connection.h"
+
+namespace kotae::queue {
+
+enum class Priority { interactive, bulk };
+
+using Fields = std::map<std::string, std::string>;
+
+struct QueueEntry {
+  std::string stream;  // the Redis key it was read from
+  std::string id;      // the stream entry's id ("1733390000000-0")
+  Fields fields;
+  std::int64_t attempts = 0;  // deliveries so far, this one included
+};
+
+struct WorkQueueOptions {
+  std::string name = "kotae:ingest";  // the prefix of every key
+  std::string group = "workers";
+  std::chrono::milliseconds claim_idle{std::chrono::seconds(60)};
+  std::int64_t max_attempts = 3;
+};
+
+// One stream's state, for /metrics and backpressure.
+struct StreamStats {
+  std::string stream;
+  std::int64_t waiting = 0;  // entries no worker has taken
+  std::int64_t pending = 0;  // taken, not acknowledged
+  double oldest_age_s = 0;   // of the oldest entry still in the stream
+};
+
+struct QueueStats {
+  std::vector<StreamStats> streams;
+  std::int64_t waiting = 0, pending = 0, dead_letters = 0;
+  double oldest_age_s = 0;
+};
+
+class WorkQueue {
+ public:
+  // Over one connection: a queue is used by one thread at a time (each worker thread has its own).
+  WorkQueue(std::unique_ptr<RedisConnection> connection, WorkQueueOptions options);
+
+  // Adds an entry to the tenant's stream of the given band (creating the stream and its group).
+  Result<std::string> enqueue(Priority priority, const std::string& tenant, const Fields& fields);
+  // The next entries for `consumer`: the interactive band's if any is waiting, else the bulk band's;
+  // at most one per tenant stream. Empty when nothing waits.
+  Result<std::vector<QueueEntry>> take(const std::string& consumer);
+  // Entries that other consumers took and left idle past claim_idle (their worker died), now this
+  // consumer's, at most `count`.
+  Result<std::vector<QueueEntry>> claim_abandoned(const std::string& consumer, std::size_t count);
+  // Done: the entry leaves the queue.
+  Result<void> acknowledge(const QueueEntry& entry);
+  // Given up: the entry moves to the dead-letter stream with `reason`, and leaves the queue.
+  Result<void> dead_letter(const QueueEntry& entry, const std::string& reason);
+  // Whether the entry has used up its attempts (the caller then dead-letters it).
+  bool exhausted(const QueueEntry& entry) const { return entry.attempts > options_.max_attempts; }
+  Result<std::vector<Fields>> dead_letters(std::size_t count);
+
+  Result<QueueStats> stats();
+  const WorkQueueOptions& options() const { return options_; }
+
+ private:
+  std::string streams_key(Priority priority) const;
+  std::string dead_key() const { return options_.name + ":dead"; }
+  std::string attempts_key() const { return options_.name + ":attempts"; }
+  Result<std::vector<std::string>> streams(Priority priority);
+  Result<std::int64_t> count_attempt(const std::string& id);
+
+  std::unique_ptr<RedisConnection> connection_;
+  WorkQueueOptions options_;
+};
+
+}  // namespace kotae::queue
