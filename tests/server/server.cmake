@@ -78,3 +78,6 @@ foreach(group replicas faults)
                    ${KOTAE_SERVER_TEST_DATA} ${group})
   set_tests_properties(Cluster.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
 endforeach()
+add_test(NAME Cluster.script
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/cluster_script_test.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(Cluster.script PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
