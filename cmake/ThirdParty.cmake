@@ -9,6 +9,8 @@ else()
   set(_kotae_cache "$ENV{HOME}/.cache/kotae")
 endif()
 set(KOTAE_DEPS_DIR "${_kotae_cache}/deps" CACHE PATH "Where scripts/setup installed the pinned dependencies")
+# Go modules of deploy/validate, downloaded by scripts/setup as deploy/validate/go.sum pins them.
+set(KOTAE_GO_MODULES_DIR "${_kotae_cache}/go-mod" CACHE PATH "Where scripts/setup downloaded the Go modules")
 
 function(kotae_require_dep path what)
   if(NOT EXISTS "${path}")
