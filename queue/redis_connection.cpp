@@ -118,16 +118,8 @@ RedisConnection::~RedisConnection() {
   if (context_ != nullptr) redisFree(context_);
 }
 
-Result<RedisReply> RedisConnection::command(const std::vector<std::string>& arguments) {
-  if (broken_) return make_error(ErrorCode::unavailable, "the connection to Redis at " + server_ + " was lost");
-  std::vector<const char*> pointers;
-  std::vector<std::size_t> lengths;
-  for (const auto& argument : arguments) {
-    pointers.push_back(argument.data());
-    lengths.push_back(argument.size());
-  }
-  auto* reply = static_cast<redisReply*>(
-      redisCommandArgv(context_, static_cast<int>(arguments.size()), pointers.data(), lengths.data()));
+Result<RedisReply> RedisConnection::reply_of(void* raw, const std::string& command) {
+  auto* reply = static_cast<redisReply*>(raw);
   if (reply == nullptr) {
     broken_ = true;
     return make_error(ErrorCode::unavailable, "Redis at " + server_ + ": " + context_->errstr);
@@ -137,9 +129,46 @@ Result<RedisReply> RedisConnection::command(const std::vector<std::string>& argu
     const std::string message(reply->str, reply->len);
     const bool retry = message.starts_with("LOADING") || message.starts_with("BUSY ") || message.starts_with("TRYAGAIN");
     return make_error(retry ? ErrorCode::unavailable : ErrorCode::invalid_argument,
-                      "Redis at " + server_ + " refused " + arguments.front() + ": " + message);
+                      "Redis at " + server_ + " refused " + command + ": " + message);
   }
   return copy(reply);
+}
+
+Result<RedisReply> RedisConnection::command(const std::vector<std::string>& arguments) {
+  auto replies = KOTAE_TRY_VALUE(pipeline({arguments}));
+  return std::move(replies.front());
+}
+
+Result<std::vector<RedisReply>> RedisConnection::pipeline(const std::vector<std::vector<std::string>>& commands) {
+  if (broken_) return make_error(ErrorCode::unavailable, "the connection to Redis at " + server_ + " was lost");
+  for (const auto& arguments : commands) {
+    std::vector<const char*> pointers;
+    std::vector<std::size_t> lengths;
+    for (const auto& argument : arguments) {
+      pointers.push_back(argument.data());
+      lengths.push_back(argument.size());
+    }
+    if (redisAppendCommandArgv(context_, static_cast<int>(arguments.size()), pointers.data(), lengths.data()) != REDIS_OK) {
+      broken_ = true;
+      return make_error(ErrorCode::unavailable, "Redis at " + server_ + ": " + context_->errstr);
+    }
+  }
+  // Every reply is read, even after an error one, so the connection stays in step.
+  std::vector<RedisReply> replies;
+  std::optional<Error> first_error;
+  for (const auto& arguments : commands) {
+    void* raw = nullptr;
+    if (redisGetReply(context_, &raw) != REDIS_OK) raw = nullptr;
+    auto reply = reply_of(raw, arguments.front());
+    if (!reply) {
+      if (!first_error) first_error = reply.error();
+      if (broken_) break;
+      continue;
+    }
+    replies.push_back(std::move(*reply));
+  }
+  if (first_error) return *first_error;
+  return replies;
 }
 
 }  // namespace kotae::queue

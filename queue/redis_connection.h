@@ -51,12 +51,17 @@ class RedisConnection {
   // Runs one command; an error reply is invalid_argument (the command was wrong), except those a
   // retry may cure (LOADING, BUSY, TRYAGAIN), which are unavailable like a lost connection.
   Result<RedisReply> command(const std::vector<std::string>& arguments);
+  // Several commands sent at once and their replies read in order: one round trip, and one fsync of
+  // the append-only file for all of their writes. The first error reply fails the whole call (the
+  // commands before it ran).
+  Result<std::vector<RedisReply>> pipeline(const std::vector<std::vector<std::string>>& commands);
   // After a lost connection every command fails: the caller connects again.
   bool broken() const { return broken_; }
   const std::string& server() const { return server_; }
 
  private:
   RedisConnection(redisContext* context, std::string server) : context_(context), server_(std::move(server)) {}
+  Result<RedisReply> reply_of(void* reply, const std::string& command);
   redisContext* context_ = nullptr;
   std::string server_;
   bool broken_ = false;

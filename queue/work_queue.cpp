@@ -52,9 +52,12 @@ Result<std::vector<std::string>> WorkQueue::streams(Priority priority) {
 
 Result<std::string> WorkQueue::enqueue(Priority priority, const std::string& tenant, const Fields& fields) {
   const std::string stream = options_.name + ":" + band_name(priority) + ":" + tenant;
-  auto created = connection_->command({"XGROUP", "CREATE", stream, options_.group, "0", "MKSTREAM"});
-  if (!created && created.error().message.find("BUSYGROUP") == std::string::npos) return created.error();
-  KOTAE_TRY(connection_->command({"SADD", streams_key(priority), stream}));
+  if (!created_.contains(stream)) {
+    auto created = connection_->command({"XGROUP", "CREATE", stream, options_.group, "0", "MKSTREAM"});
+    if (!created && created.error().message.find("BUSYGROUP") == std::string::npos) return created.error();
+    KOTAE_TRY(connection_->command({"SADD", streams_key(priority), stream}));
+    created_.insert(stream);
+  }
   std::vector<std::string> arguments{"XADD", stream, "*"};
   for (const auto& [field, value] : fields) {
     arguments.push_back(field);
@@ -63,8 +66,17 @@ Result<std::string> WorkQueue::enqueue(Priority priority, const std::string& ten
   return KOTAE_TRY_VALUE(connection_->command(arguments)).text;
 }
 
-Result<std::int64_t> WorkQueue::count_attempt(const std::string& id) {
-  return KOTAE_TRY_VALUE(connection_->command({"HINCRBY", attempts_key(), id, "1"})).integer;
+Result<void> WorkQueue::count_attempts(std::vector<QueueEntry>& entries) {
+  if (entries.empty()) return {};
+  std::vector<std::vector<std::string>> queries;
+  for (const auto& entry : entries) queries.push_back({"XPENDING", entry.stream, options_.group, entry.id, entry.id, "1"});
+  const auto replies = KOTAE_TRY_VALUE(connection_->pipeline(queries));
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    // [[id, consumer, idle ms, deliveries]]
+    const auto& rows = replies[i].elements;
+    entries[i].attempts = !rows.empty() && rows[0].elements.size() >= 4 ? rows[0].elements[3].integer : 1;
+  }
+  return {};
 }
 
 Result<std::vector<QueueEntry>> WorkQueue::take(const std::string& consumer) {
@@ -79,13 +91,12 @@ Result<std::vector<QueueEntry>> WorkQueue::take(const std::string& consumer) {
     std::vector<QueueEntry> taken;
     for (const auto& stream : reply.elements) {
       if (stream.elements.size() < 2) continue;
-      for (const auto& entry : stream.elements[1].elements) {
-        QueueEntry read = read_entry(stream.elements[0].text, entry);
-        read.attempts = KOTAE_TRY_VALUE(count_attempt(read.id));
-        taken.push_back(std::move(read));
-      }
+      for (const auto& entry : stream.elements[1].elements) taken.push_back(read_entry(stream.elements[0].text, entry));
     }
-    if (!taken.empty()) return taken;
+    if (!taken.empty()) {
+      KOTAE_TRY(count_attempts(taken));
+      return taken;
+    }
   }
   return std::vector<QueueEntry>();
 }
@@ -94,26 +105,23 @@ Result<std::vector<QueueEntry>> WorkQueue::claim_abandoned(const std::string& co
   std::vector<QueueEntry> claimed;
   for (const Priority band : {Priority::interactive, Priority::bulk}) {
     for (const std::string& stream : KOTAE_TRY_VALUE(streams(band))) {
-      if (claimed.size() >= count) return claimed;
+      if (claimed.size() >= count) break;
       const RedisReply reply = KOTAE_TRY_VALUE(connection_->command(
           {"XAUTOCLAIM", stream, options_.group, consumer, std::to_string(options_.claim_idle.count()), "0", "COUNT",
            std::to_string(count - claimed.size())}));
       if (reply.elements.size() < 2) continue;
       for (const auto& entry : reply.elements[1].elements) {
         if (entry.elements.size() < 2 || entry.elements[1].is_nil()) continue;  // deleted meanwhile
-        QueueEntry read = read_entry(stream, entry);
-        read.attempts = KOTAE_TRY_VALUE(count_attempt(read.id));
-        claimed.push_back(std::move(read));
+        claimed.push_back(read_entry(stream, entry));
       }
     }
   }
+  KOTAE_TRY(count_attempts(claimed));
   return claimed;
 }
 
 Result<void> WorkQueue::acknowledge(const QueueEntry& entry) {
-  KOTAE_TRY(connection_->command({"XACK", entry.stream, options_.group, entry.id}));
-  KOTAE_TRY(connection_->command({"XDEL", entry.stream, entry.id}));
-  KOTAE_TRY(connection_->command({"HDEL", attempts_key(), entry.id}));
+  KOTAE_TRY(connection_->pipeline({{"XACK", entry.stream, options_.group, entry.id}, {"XDEL", entry.stream, entry.id}}));
   return {};
 }
 

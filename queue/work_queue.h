@@ -6,14 +6,17 @@
 //     that queued ten thousand files waits its turn beside a tenant that queued one;
 //   - durability: an entry stays until a worker acknowledges it (XACK, then XDEL); a worker that dies
 //     holds its entries only until they have been idle for `claim_idle`, then another claims them
-//     (XAUTOCLAIM); every delivery is counted, and past `max_attempts` the entry goes to the dead-letter
-//     stream with its reason.
+//     (XAUTOCLAIM); the group counts every delivery, and past `max_attempts` the entry goes to the
+//     dead-letter stream with its reason.
+// Each step is one round trip and at most one write (with appendfsync always, one fsync): enqueue is an
+// XADD, take an XREADGROUP (and a read of the delivery counts), acknowledge XACK and XDEL pipelined.
 // Redis must keep what it acknowledged: run it with appendonly yes, appendfsync always (scripts/cluster).
 
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -81,12 +84,13 @@ class WorkQueue {
  private:
   std::string streams_key(Priority priority) const;
   std::string dead_key() const { return options_.name + ":dead"; }
-  std::string attempts_key() const { return options_.name + ":attempts"; }
   Result<std::vector<std::string>> streams(Priority priority);
-  Result<std::int64_t> count_attempt(const std::string& id);
+  // Deliveries of each entry so far (the consumer group counts them), read without writing.
+  Result<void> count_attempts(std::vector<QueueEntry>& entries);
 
   std::unique_ptr<RedisConnection> connection_;
   WorkQueueOptions options_;
+  std::set<std::string> created_;  // streams this connection made (with their group) already
 };
 
 }  // namespace kotae::queue
