@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "batch/encoder_batcher.h"
+#include "bench/latency_stats.h"
 #include "model/cross_encoder.h"
 #include "model/sentence_encoder.h"
 
@@ -23,22 +24,7 @@ using nlohmann::json;
 
 double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
 
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const double rank = p / 100.0 * static_cast<double>(values.size() - 1);
-  const auto lo = static_cast<std::size_t>(rank);
-  const std::size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (values[hi] - values[lo]) * (rank - static_cast<double>(lo));
-}
-
-json latency(json base, const std::vector<double>& ms) {
-  base["p50_ms"] = percentile(ms, 50);
-  base["p95_ms"] = percentile(ms, 95);
-  base["p99_ms"] = percentile(ms, 99);
-  base["runs"] = ms.size();
-  return base;
-}
+using kotae::bench::latency;
 
 void emit(const json& line) { std::cout << line.dump() << std::endl; }
 
