@@ -89,10 +89,6 @@ std::span<const std::byte> PgResult::bytes(std::size_t row, int column) const {
           static_cast<std::size_t>(PQgetlength(result_, r, column))};
 }
 
-bool PgResult::is_null(std::size_t row, int column) const {
-  return PQgetisnull(result_, static_cast<int>(row), column) != 0;
-}
-
 // --- connections ----------------------------------------------------------------------------------
 
 Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::string& url) {

@@ -54,7 +54,6 @@ class PgResult {
   std::int64_t int64(std::size_t row, int column) const;  // a bigint column
   std::string_view text(std::size_t row, int column) const;
   std::span<const std::byte> bytes(std::size_t row, int column) const;
-  bool is_null(std::size_t row, int column) const;
 
  private:
   friend class PgConnection;

@@ -139,6 +139,19 @@ class CrashSafetyTest : public ::testing::Test {
     return sha256_hex(text);
   }
 
+  // Rewrites `count` files picked at random as `version`: the new contents are what the collection
+  // must hold once acknowledged (`current`), or may hold if committed without a report (`newer`).
+  void change_files(const fs::path& docs, std::size_t count, std::size_t version, std::mt19937& rng,
+                    std::uniform_int_distribution<std::size_t>& pick, std::map<std::string, std::string>& current,
+                    std::map<std::string, std::set<std::string>>& newer) {
+    for (std::size_t n = 0; n < count; ++n) {
+      const std::size_t i = pick(rng);
+      const std::string path = (docs / ("doc-" + std::to_string(i) + ".txt")).string();
+      current[path] = write_document(docs, i, version);
+      newer[path].insert(current[path]);
+    }
+  }
+
   // Empty: the embedded SQLite store in DATA.
   std::string store_url_;
   std::string collection_ = "crash";
@@ -222,12 +235,7 @@ TEST_F(CrashSafetyTest, SurvivesSigkillAtRandomMomentsAndDiskFull) {
   std::size_t killed_mid_run = 0;
   for (std::size_t round = 0; round < kKills; ++round) {
     // Change a few files so every round has work: new documents and replacements.
-    for (std::size_t n = 0; n < kChangedPerRound; ++n) {
-      const std::size_t i = pick(rng);
-      const std::string path = (docs / ("doc-" + std::to_string(i) + ".txt")).string();
-      current[path] = write_document(docs, i, round + 1);
-      newer[path].insert(current[path]);
-    }
+    change_files(docs, kChangedPerRound, round + 1, rng, pick, current, newer);
     const Child child = start_kotae(index_args(docs), root_ / "out.jsonl", root_ / "err.txt");
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     kill(child.pid, SIGKILL);
@@ -289,12 +297,8 @@ TEST_F(CrashSafetyTest, TwoWritersKilledAtRandomMomentsOverPostgres) {
   std::uniform_int_distribution<std::size_t> pick(0, kFiles - 1);
   std::size_t killed_mid_run = 0, both_wrote = 0;
   for (std::size_t round = 0; round < kKills; ++round) {
-    for (std::size_t n = 0; n < kChangedPerRound; ++n) {
-      const std::size_t i = pick(rng);
-      const std::string path = (docs / ("doc-" + std::to_string(i) + ".txt")).string();
-      current[path] = write_document(docs, i, round + 1);
-      newer[path].insert(current[path]);
-    }
+    // Change a few files so every round has work: new documents and replacements.
+    change_files(docs, kChangedPerRound, round + 1, rng, pick, current, newer);
     const Child first = start_kotae(index_args(docs, 1), root_ / "out-1.jsonl", root_ / "err-1.txt");
     const Child second = start_kotae(index_args(docs, 2), root_ / "out-2.jsonl", root_ / "err-2.txt");
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
