@@ -1,5 +1,7 @@
 // kotae: the command line. Thin on purpose: parse flags, call the part that does the work.
 
+#include <csignal>
+
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -12,11 +14,15 @@
 #include "cli/model_command.h"
 #include "cli/search_command.h"
 #include "cli/serve_command.h"
+#include "cli/worker_command.h"
 #include "cli/store_command.h"
 #include "core/paths.h"
 #include "store/catalog.h"
 
 int main(int argc, char** argv) {
+  // A peer that went away (Redis restarted under a pooled connection) is an error to handle where it
+  // is met, not the end of the process.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"Kotae: fast, grounded answers from your documents"};
   app.set_version_flag("--version", std::string("kotae ") + KOTAE_VERSION);
   app.require_subcommand(1);
@@ -128,6 +134,8 @@ int main(int argc, char** argv) {
 
   kotae::cli::ServeOptions serve;
   auto* serve_cmd = kotae::cli::add_serve_command(app, serve);
+  kotae::cli::WorkerOptions worker;
+  auto* worker_cmd = kotae::cli::add_worker_command(app, worker);
   kotae::cli::KeygenOptions keygen;
   auto* keygen_cmd = app.add_subcommand("keygen", "a new API key for kotae serve, and its entry for the --api-keys file");
   keygen_cmd->add_option("--tenant", keygen.tenant, "the tenant whose collections the key sees")->capture_default_str();
@@ -217,6 +225,10 @@ int main(int argc, char** argv) {
     serve.server.models.backends.data_dir = data_dir;
     serve.server.store = where;
     return kotae::cli::run_serve(std::move(serve));
+  }
+  if (worker_cmd->parsed()) {
+    worker.where = where;
+    return kotae::cli::run_worker(std::move(worker));
   }
   return 1;
 }

@@ -54,6 +54,11 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   flag("--ingest-seconds-per-file", o.ingest.max_seconds_per_file, "KOTAE_INGEST_SECONDS_PER_FILE",
        "an uploaded file still loading or embedding after this long fails; its job goes on (0: no limit)")
       ->check(CLI::Range(0.0, 86400.0));
+  flag("--queue", o.work_queue, "KOTAE_QUEUE",
+       "Redis work queue (redis://HOST:PORT or unix:///SOCKET) beside a --store postgres://: uploads are queued for "
+       "`kotae worker` processes");
+  flag("--queue-max-waiting", o.queued_jobs.max_waiting, "KOTAE_QUEUE_MAX_WAITING",
+       "files waiting in the queue beyond which uploads are refused with 503 and Retry-After (0: no bound)");
   flag("--cache-size", o.cache.capacity, "KOTAE_CACHE_SIZE", "answers kept in the answer cache (0: none)");
   flag("--cache-ttl", o.cache_ttl_s, "KOTAE_CACHE_TTL", "seconds a cached answer is served");
   flag("--embedder", o.models.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (empty: all-minilm-l6-v2)");

@@ -50,20 +50,37 @@ Result<std::vector<std::string>> WorkQueue::streams(Priority priority) {
   return keys;
 }
 
-Result<std::string> WorkQueue::enqueue(Priority priority, const std::string& tenant, const Fields& fields) {
-  const std::string stream = options_.name + ":" + band_name(priority) + ":" + tenant;
+Result<std::string> WorkQueue::stream_for(Priority priority, const std::string& tenant) {
+  std::string stream = options_.name + ":" + band_name(priority) + ":" + tenant;
   if (!created_.contains(stream)) {
     auto created = connection_->command({"XGROUP", "CREATE", stream, options_.group, "0", "MKSTREAM"});
     if (!created && created.error().message.find("BUSYGROUP") == std::string::npos) return created.error();
     KOTAE_TRY(connection_->command({"SADD", streams_key(priority), stream}));
     created_.insert(stream);
   }
-  std::vector<std::string> arguments{"XADD", stream, "*"};
-  for (const auto& [field, value] : fields) {
-    arguments.push_back(field);
-    arguments.push_back(value);
+  return stream;
+}
+
+Result<std::string> WorkQueue::enqueue(Priority priority, const std::string& tenant, const Fields& fields) {
+  auto ids = KOTAE_TRY_VALUE(enqueue_all(priority, tenant, {fields}));
+  return ids.front();
+}
+
+Result<std::vector<std::string>> WorkQueue::enqueue_all(Priority priority, const std::string& tenant,
+                                                        const std::vector<Fields>& entries) {
+  const std::string stream = KOTAE_TRY_VALUE(stream_for(priority, tenant));
+  std::vector<std::vector<std::string>> commands;
+  for (const Fields& fields : entries) {
+    std::vector<std::string> arguments{"XADD", stream, "*"};
+    for (const auto& [field, value] : fields) {
+      arguments.push_back(field);
+      arguments.push_back(value);
+    }
+    commands.push_back(std::move(arguments));
   }
-  return KOTAE_TRY_VALUE(connection_->command(arguments)).text;
+  std::vector<std::string> ids;
+  for (const RedisReply& reply : KOTAE_TRY_VALUE(connection_->pipeline(commands))) ids.push_back(reply.text);
+  return ids;
 }
 
 Result<void> WorkQueue::count_attempts(std::vector<QueueEntry>& entries) {
@@ -79,38 +96,64 @@ Result<void> WorkQueue::count_attempts(std::vector<QueueEntry>& entries) {
   return {};
 }
 
-Result<std::vector<QueueEntry>> WorkQueue::take(const std::string& consumer) {
+Result<std::vector<QueueEntry>> WorkQueue::read_new(const std::vector<std::string>& keys, const std::string& consumer,
+                                                    std::chrono::milliseconds block) {
+  // One entry from each tenant's stream: the band's tenants take turns.
+  std::vector<std::string> arguments{"XREADGROUP", "GROUP", options_.group, consumer, "COUNT", "1"};
+  if (block.count() > 0) {
+    arguments.push_back("BLOCK");
+    arguments.push_back(std::to_string(block.count()));
+  }
+  arguments.push_back("STREAMS");
+  arguments.insert(arguments.end(), keys.begin(), keys.end());
+  arguments.insert(arguments.end(), keys.size(), ">");
+  const RedisReply reply = KOTAE_TRY_VALUE(connection_->command(arguments));
+  std::vector<QueueEntry> taken;
+  for (const auto& stream : reply.elements) {
+    if (stream.elements.size() < 2) continue;
+    for (const auto& entry : stream.elements[1].elements) taken.push_back(read_entry(stream.elements[0].text, entry));
+  }
+  KOTAE_TRY(count_attempts(taken));
+  return taken;
+}
+
+Result<std::vector<QueueEntry>> WorkQueue::take(const std::string& consumer, std::chrono::milliseconds block) {
+  std::vector<std::string> every;
   for (const Priority band : {Priority::interactive, Priority::bulk}) {
     const std::vector<std::string> keys = KOTAE_TRY_VALUE(streams(band));
     if (keys.empty()) continue;
-    // One entry from each tenant's stream: the band's tenants take turns.
-    std::vector<std::string> arguments{"XREADGROUP", "GROUP", options_.group, consumer, "COUNT", "1", "STREAMS"};
-    arguments.insert(arguments.end(), keys.begin(), keys.end());
-    arguments.insert(arguments.end(), keys.size(), ">");
-    const RedisReply reply = KOTAE_TRY_VALUE(connection_->command(arguments));
-    std::vector<QueueEntry> taken;
-    for (const auto& stream : reply.elements) {
-      if (stream.elements.size() < 2) continue;
-      for (const auto& entry : stream.elements[1].elements) taken.push_back(read_entry(stream.elements[0].text, entry));
-    }
-    if (!taken.empty()) {
-      KOTAE_TRY(count_attempts(taken));
-      return taken;
-    }
+    auto taken = KOTAE_TRY_VALUE(read_new(keys, consumer, std::chrono::milliseconds(0)));
+    if (!taken.empty()) return taken;
+    every.insert(every.end(), keys.begin(), keys.end());
   }
-  return std::vector<QueueEntry>();
+  // Nothing waits: wait for the first entry of any stream (a tenant's first stream is seen at the next take).
+  if (block.count() == 0 || every.empty()) return std::vector<QueueEntry>();
+  return read_new(every, consumer, block);
 }
 
 Result<std::vector<QueueEntry>> WorkQueue::claim_abandoned(const std::string& consumer, std::size_t count) {
+  constexpr std::int64_t kMaxBackoffShift = 10;
   std::vector<QueueEntry> claimed;
+  const std::string min_idle = std::to_string(options_.claim_idle.count());
   for (const Priority band : {Priority::interactive, Priority::bulk}) {
     for (const std::string& stream : KOTAE_TRY_VALUE(streams(band))) {
       if (claimed.size() >= count) break;
-      const RedisReply reply = KOTAE_TRY_VALUE(connection_->command(
-          {"XAUTOCLAIM", stream, options_.group, consumer, std::to_string(options_.claim_idle.count()), "0", "COUNT",
-           std::to_string(count - claimed.size())}));
-      if (reply.elements.size() < 2) continue;
-      for (const auto& entry : reply.elements[1].elements) {
+      // [[id, consumer, idle ms, deliveries]], the entries idle at least claim_idle
+      const RedisReply pending = KOTAE_TRY_VALUE(connection_->command(
+          {"XPENDING", stream, options_.group, "IDLE", min_idle, "-", "+", std::to_string(count * 8)}));
+      std::vector<std::string> due;
+      for (const auto& row : pending.elements) {
+        if (row.elements.size() < 4 || claimed.size() + due.size() >= count) continue;
+        const std::int64_t attempts = std::max<std::int64_t>(row.elements[3].integer, 1);
+        const std::int64_t backoff = options_.claim_idle.count() << std::min(attempts - 1, kMaxBackoffShift);
+        if (row.elements[2].integer >= backoff) due.push_back(row.elements[0].text);
+      }
+      if (due.empty()) continue;
+      // XCLAIM checks the idle time again: of two workers claiming at once, one gets each entry.
+      std::vector<std::string> arguments{"XCLAIM", stream, options_.group, consumer, min_idle};
+      arguments.insert(arguments.end(), due.begin(), due.end());
+      const RedisReply reply = KOTAE_TRY_VALUE(connection_->command(arguments));
+      for (const auto& entry : reply.elements) {
         if (entry.elements.size() < 2 || entry.elements[1].is_nil()) continue;  // deleted meanwhile
         claimed.push_back(read_entry(stream, entry));
       }
@@ -118,6 +161,17 @@ Result<std::vector<QueueEntry>> WorkQueue::claim_abandoned(const std::string& co
   }
   KOTAE_TRY(count_attempts(claimed));
   return claimed;
+}
+
+Result<void> WorkQueue::extend(const std::vector<QueueEntry>& entries, const std::string& consumer) {
+  if (entries.empty()) return {};
+  std::vector<std::vector<std::string>> commands;
+  for (const auto& entry : entries) {
+    // JUSTID: the idle time starts again without counting another delivery.
+    commands.push_back({"XCLAIM", entry.stream, options_.group, consumer, "0", entry.id, "JUSTID"});
+  }
+  KOTAE_TRY(connection_->pipeline(commands));
+  return {};
 }
 
 Result<void> WorkQueue::acknowledge(const QueueEntry& entry) {
@@ -156,11 +210,16 @@ Result<QueueStats> WorkQueue::stats() {
       s.pending = pending.elements.empty() ? 0 : pending.elements[0].integer;
       s.waiting = std::max<std::int64_t>(0, length - s.pending);
       const RedisReply oldest = KOTAE_TRY_VALUE(connection_->command({"XRANGE", stream, "-", "+", "COUNT", "1"}));
+      if (s.pending > 0) {
+        const RedisReply rows = KOTAE_TRY_VALUE(connection_->command({"XPENDING", stream, options_.group, "-", "+", "1000"}));
+        for (const auto& row : rows.elements) s.retrying += row.elements.size() >= 4 && row.elements[3].integer > 1;
+      }
       if (!oldest.elements.empty()) {
         s.oldest_age_s = std::max<double>(0, static_cast<double>(now - id_time_ms(oldest.elements[0].elements[0].text)) / 1000);
       }
       total.waiting += s.waiting;
       total.pending += s.pending;
+      total.retrying += s.retrying;
       total.oldest_age_s = std::max(total.oldest_age_s, s.oldest_age_s);
       total.streams.push_back(std::move(s));
     }

@@ -109,6 +109,7 @@ Result<FileReport> Ingester::ingest_file(const fs::path& file, const IngestCallb
   auto fail = [&](const Error& error) {
     report.status = FileStatus::failed;
     report.error = error.message;
+    report.stopped = error.code == ErrorCode::stopped;
     return report;
   };
 
@@ -175,6 +176,7 @@ Result<FileReport> Ingester::ingest_bytes(const std::string& name, std::string_v
   auto document = load(bytes, format, stop);
   if (!document) {
     report.error = document.error().message;
+    report.stopped = document.error().code == ErrorCode::stopped;
     return report;
   }
   store::DocumentRecord record;
@@ -188,6 +190,7 @@ Result<FileReport> Ingester::ingest_bytes(const std::string& name, std::string_v
   if (!stored) {
     if (stops_the_run(stored.error())) return stored.error();
     report.error = stored.error().message;
+    report.stopped = stored.error().code == ErrorCode::stopped;
     return report;
   }
   report.status = FileStatus::indexed;

@@ -43,6 +43,7 @@ struct FileReport {
   std::size_t chunks = 0;
   std::uint64_t bytes = 0;
   std::string error;  // why it failed
+  bool stopped = false;  // it failed because it was stopped: cancelled, or over its time budget
 };
 
 struct StageSeconds {  // where ingestion time went

@@ -4,6 +4,7 @@
 #include "server/api_error.h"
 #include "server/openapi_document.h"
 #include "server/redaction.h"
+#include "queue/queue_metrics.h"
 #include "server/server_context.h"
 
 namespace kotae::server {
@@ -33,7 +34,11 @@ void add_health_routes(Router& router, ServerContext& context) {
     if (context.ready.load()) {
       for (const auto& e : context.models->embedders()) context.metrics.set_batch_queue(e.model, e.queue_depth);
     }
-    call.responder->send({200, "text/plain; version=0.0.4; charset=utf-8", context.metrics.text(), {}});
+    std::string text = context.metrics.text();
+    if (context.queued_jobs) {  // unreachable Redis: the figures are left out, the rest still served
+      if (auto figures = context.queued_jobs->stats()) text += queue::queue_metrics_text(context.queued_jobs->queue_name(), *figures);
+    }
+    call.responder->send({200, "text/plain; version=0.0.4; charset=utf-8", std::move(text), {}});
   }, {.quick = true, .access = Access::admin});
 
   router.add("GET", "/openapi.json", [](Call& call) {

@@ -2,9 +2,15 @@
 //   POST   /v1/collections/{name}/documents   multipart/form-data, one or more files → 202 {job}
 //   GET    /v1/jobs                           this tenant's jobs, newest first
 //   GET    /v1/jobs/{id}                      progress and per-file results
+//   GET    /v1/jobs/{id}/events               the same as Server-Sent Events, one "job" event per change,
+//                                             until it finishes
 //   DELETE /v1/jobs/{id}                      cancel (stops at its next page or batch of chunks)
+// With a work queue (serve --queue) an upload is stored in PostgreSQL and queued for the workers
+// (server/queued_jobs.h); ?priority=bulk queues it behind interactive uploads (re-indexing).
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 #include <set>
 
 #include "server/job_record.h"
@@ -18,6 +24,8 @@ namespace kotae::server {
 namespace {
 
 constexpr std::size_t kSharedJobsListed = 1000;  // a tenant's most recent jobs from the shared records
+constexpr auto kEventsPoll = std::chrono::milliseconds(200);  // how often an events stream reads the record
+constexpr auto kEventsLimit = std::chrono::hours(1);          // an events stream ends after this (reconnect)
 
 namespace fs = std::filesystem;
 
@@ -45,10 +53,24 @@ void check_quota(const Call& call, ServerContext& context, const std::vector<Upl
   }
 }
 
+queue::Priority priority_of(const HttpRequest& request) {
+  const std::string priority = request.query_value("priority", "interactive");
+  if (priority == "interactive") return queue::Priority::interactive;
+  if (priority == "bulk") return queue::Priority::bulk;
+  throw ApiError{400, "invalid_request", "priority must be interactive or bulk"};
+}
+
 void upload(Call& call, ServerContext& context) {
   const auto files = read_upload(call.request);
+  const queue::Priority priority = priority_of(call.request);
   auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
   check_quota(call, context, files);
+  if (context.queued_jobs) {  // acknowledged once the files are in PostgreSQL and their entries in Redis
+    const JobStatus job = value_or_throw(context.queued_jobs->submit(call.tenant, collection->name, files, priority));
+    auto response = json_response(202, job_json(job));
+    response.headers.emplace_back("Location", "/v1/jobs/" + job.id);
+    return call.responder->send(std::move(response));
+  }
 
   // Saved and synced before answering: once the client has its 202, the job survives a crash.
   const std::string id = IngestJobs::new_id();
@@ -78,6 +100,39 @@ void upload(Call& call, ServerContext& context) {
   call.responder->send(std::move(response));
 }
 
+std::optional<JobStatus> find_job(ServerContext& context, const std::string& id, const std::string& tenant) {
+  auto job = context.jobs->get(id, tenant);
+  if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->get(id, tenant));
+  return job;
+}
+
+// Polls the record (the local one, or PostgreSQL's, which any replica or worker may be changing) and
+// sends it whenever it changed, until the job finishes, the client goes, or the stream's time is up.
+void job_events(Call& call, ServerContext& context) {
+  const auto& id = call.request.path_params.at("id");
+  auto job = find_job(context, id, call.tenant);
+  if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
+  Responder& out = *call.responder;
+  out.begin_events();
+  const auto until = std::chrono::steady_clock::now() + kEventsLimit;
+  std::string sent;
+  for (;;) {
+    const auto record = job_json(*job);
+    if (std::string now = record.dump(); now != sent) {
+      if (!out.event("job", now)) return;  // the client went away
+      sent = std::move(now);
+    }
+    if (job->state != "queued" && job->state != "running") break;
+    if (std::chrono::steady_clock::now() > until || out.client_gone()) break;
+    std::this_thread::sleep_for(kEventsPoll);
+    try {
+      if (auto again = find_job(context, id, call.tenant)) job = std::move(again);
+    } catch (const ApiError&) {  // the store is out of reach for a moment: try again at the next poll
+    }
+  }
+  out.end_events();
+}
+
 }  // namespace
 
 void add_job_routes(Router& router, ServerContext& context) {
@@ -102,15 +157,17 @@ void add_job_routes(Router& router, ServerContext& context) {
 
   router.add("GET", "/v1/jobs/{id}", [&context](Call& call) {
     const auto& id = call.request.path_params.at("id");
-    auto job = context.jobs->get(id, call.tenant);
-    if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->get(id, call.tenant));
+    auto job = find_job(context, id, call.tenant);
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
     call.responder->send(json_response(200, job_json(*job)));
   });
 
+  router.add("GET", "/v1/jobs/{id}/events", [&context](Call& call) { job_events(call, context); });
+
   router.add("DELETE", "/v1/jobs/{id}", [&context](Call& call) {
     const auto& id = call.request.path_params.at("id");
     auto job = context.jobs->cancel(id, call.tenant);
+    if (!job && context.queued_jobs) job = value_or_throw(context.queued_jobs->cancel(id, call.tenant));
     if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->request_cancel(id, call.tenant));
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
     call.responder->send(json_response(202, job_json(*job)));

@@ -144,6 +144,15 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     server->refresh_keys();
     if (!s.keys_refreshed) return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
   }
+  if (!options.work_queue.empty()) {
+    if (!s.catalog->shared()) {
+      return make_error(ErrorCode::invalid_argument, "a work queue (--queue) needs a shared store (--store postgres://…): "
+                                                     "the workers read the uploads from it");
+    }
+    auto queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, options.work_queue_options);
+    if (auto reachable = queues->acquire(); !reachable) return reachable.error();  // a wrong URL: said now
+    s.context.queued_jobs = std::make_shared<QueuedJobs>(s.shared_pool, std::move(queues), options.queued_jobs);
+  }
   s.keyed = !s.keys->empty();
   s.origins = OriginPolicy(!s.keyed, is_loopback_host(options.http.host), options.cors_origins);
   s.work = std::make_unique<WorkPool>(options.workers, options.max_queued);

@@ -38,6 +38,11 @@ struct ServerOptions {
   // Over a shared store, how often every open collection is checked for others' commits even
   // without a notification (one lost while the connection was down).
   std::chrono::milliseconds follow_period{1000};
+  // A Redis work queue (redis://… or unix://…, --queue) beside a PostgreSQL store: uploads are stored
+  // and queued for `kotae worker` processes instead of being indexed by this one.
+  std::string work_queue;
+  queue::WorkQueueOptions work_queue_options;
+  QueuedJobsOptions queued_jobs;
 };
 
 class KotaeServer {

@@ -12,6 +12,7 @@
 #include "server/collection_registry.h"
 #include "server/conversation_store.h"
 #include "server/ingest_jobs.h"
+#include "server/queued_jobs.h"
 #include "server/shared_job_records.h"
 #include "server/model_pool.h"
 #include "server/server_metrics.h"
@@ -26,6 +27,7 @@ struct ServerContext {
   std::unique_ptr<ConversationStore> conversations;  // set at start
   std::unique_ptr<IngestJobs> jobs;
   std::shared_ptr<SharedJobRecords> shared_jobs;  // over a shared store: every replica's jobs
+  std::shared_ptr<QueuedJobs> queued_jobs;        // with a work queue: uploads go to the workers
   std::unique_ptr<rag::AnswerCache> answer_cache;
   ServerMetrics metrics;
   const WorkPool* work = nullptr;  // for its queue gauges

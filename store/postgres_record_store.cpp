@@ -73,6 +73,11 @@ CREATE TABLE IF NOT EXISTS jobs(
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now());
 CREATE INDEX IF NOT EXISTS jobs_by_tenant ON jobs(tenant, created_at);
+CREATE TABLE IF NOT EXISTS uploads(
+  job_id text NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
+  file bigint NOT NULL,
+  bytes bytea NOT NULL,
+  PRIMARY KEY (job_id, file));
 CREATE TABLE IF NOT EXISTS api_keys(
   sha256 text PRIMARY KEY,
   entry text NOT NULL,

@@ -119,7 +119,12 @@ TEST_F(WorkQueueTest, ADeadConsumersEntriesAreClaimedThenDeadLetteredAfterTheirA
   EXPECT_EQ((*claimed)[0].attempts, 2);
   EXPECT_FALSE(q.exhausted((*claimed)[0]));
 
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  // Backoff: the second attempt's entry waits twice claim_idle before a third.
+  std::this_thread::sleep_for(std::chrono::milliseconds(130));
+  auto too_soon = q.claim_abandoned("another", 10);
+  ASSERT_OK(too_soon);
+  EXPECT_TRUE(too_soon->empty()) << "claimed again before its backoff (2 × claim_idle)";
+  std::this_thread::sleep_for(std::chrono::milliseconds(120));
   auto third = q.claim_abandoned("another", 10);
   ASSERT_OK(third);
   ASSERT_EQ(third->size(), 1u);
@@ -136,6 +141,48 @@ TEST_F(WorkQueueTest, ADeadConsumersEntriesAreClaimedThenDeadLetteredAfterTheirA
   EXPECT_EQ(stats->dead_letters, 1);
   EXPECT_EQ(stats->pending, 0);
   EXPECT_EQ(stats->waiting, 0);
+}
+
+TEST_F(WorkQueueTest, AnEntryItsWorkerExtendsIsNotClaimed) {
+  WorkQueueOptions options;
+  options.claim_idle = std::chrono::milliseconds(100);
+  auto q = queue(options);
+  ASSERT_OK(q.enqueue(Priority::interactive, "alice", {{"file", "long.pdf"}}));
+  auto taken = q.take("busy");
+  ASSERT_OK(taken);
+  ASSERT_EQ(taken->size(), 1u);
+  for (int beat = 0; beat < 4; ++beat) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    ASSERT_OK(q.extend(*taken, "busy"));
+  }
+  auto claimed = q.claim_abandoned("rescuer", 10);
+  ASSERT_OK(claimed);
+  EXPECT_TRUE(claimed->empty()) << "taken from a worker that said it was still working on it";
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  claimed = q.claim_abandoned("rescuer", 10);
+  ASSERT_OK(claimed);
+  EXPECT_EQ(claimed->size(), 1u) << "its worker went silent: the entry is claimed";
+}
+
+TEST_F(WorkQueueTest, ABlockingTakeWakesForANewEntry) {
+  auto q = queue({});
+  ASSERT_OK(q.enqueue(Priority::bulk, "alice", {{"file", "first.md"}}));
+  auto first = q.take("w");
+  ASSERT_OK(first);
+  ASSERT_OK(q.acknowledge(first->at(0)));
+  std::thread producer([this] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    auto other = queue({});
+    (void)other.enqueue(Priority::bulk, "alice", {{"file", "second.md"}});
+  });
+  const auto start = std::chrono::steady_clock::now();
+  auto taken = q.take("w", std::chrono::milliseconds(5000));
+  const auto waited = std::chrono::steady_clock::now() - start;
+  producer.join();
+  ASSERT_OK(taken);
+  ASSERT_EQ(taken->size(), 1u);
+  EXPECT_EQ(taken->at(0).fields.at("file"), "second.md");
+  EXPECT_LT(waited, std::chrono::milliseconds(4000)) << "the take waited out its block instead of waking";
 }
 
 TEST_F(WorkQueueTest, NothingAcknowledgedIsLostWhenRedisIsKilled) {

@@ -155,10 +155,10 @@ def multipart(files):
     return body + b"--kb--\r\n"
 
 
-def upload(port, collection, files, headers=None):
+def upload(port, collection, files, headers=None, query=""):
     """A multipart upload of {name: text or bytes}; returns the job id."""
     body = multipart([(name, text if isinstance(text, bytes) else text.encode()) for name, text in files.items()])
-    status, answer, _ = request(port, "POST", "/v1/collections/%s/documents" % collection, body,
+    status, answer, _ = request(port, "POST", "/v1/collections/%s/documents%s" % (collection, query), body,
                                 dict({"Content-Type": "multipart/form-data; boundary=kb"}, **(headers or {})))
     assert status == 202, (status, answer)
     return json.loads(answer)["id"]

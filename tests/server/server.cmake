@@ -78,6 +78,14 @@ foreach(group replicas faults)
                    ${KOTAE_SERVER_TEST_DATA} ${group})
   set_tests_properties(Cluster.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
 endforeach()
+# Ingestion through the Redis work queue (tests/server/queue_test.py): PostgreSQL, Redis, replicas
+# with --queue and `kotae worker` processes, all started by the test.
+foreach(group ingestion faults)
+  add_test(NAME Queue.${group}
+           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/queue_test.py $<TARGET_FILE:kotae>
+                   ${KOTAE_SERVER_TEST_DATA} ${group})
+  set_tests_properties(Queue.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
+endforeach()
 add_test(NAME Cluster.script
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/cluster_script_test.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(Cluster.script PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

@@ -1,0 +1,28 @@
+#pragma once
+// `kotae worker --store postgres://… --queue redis://…`: ingests the files the API replicas queued
+// (worker/ingest_worker.h), on this machine's cores, until SIGTERM or SIGINT; then it stops taking
+// work, finishes the files it is indexing within --shutdown-deadline, and exits. Logs are JSON lines on
+// stderr; --listen serves /healthz, /readyz and /metrics for probes and Prometheus.
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "store/catalog.h"
+#include "worker/ingest_worker.h"
+
+namespace kotae::cli {
+
+struct WorkerOptions {
+  store::CatalogOptions where;  // --store (must be PostgreSQL), --index-cache
+  worker::IngestWorkerOptions ingest;
+  std::string embedder;  // loaded at start; others as collections need them
+  std::string listen;    // HOST:PORT of the status endpoints; empty: none
+  double claim_idle_s = 60;
+  double shutdown_deadline_s = 60;
+};
+
+CLI::App* add_worker_command(CLI::App& app, WorkerOptions& options);
+int run_worker(WorkerOptions options);
+
+}  // namespace kotae::cli

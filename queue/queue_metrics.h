@@ -1,0 +1,17 @@
+#pragma once
+// A work queue's figures in Prometheus' text format, per stream: what the API's and the workers'
+// /metrics add, and what autoscalers (KEDA, an HPA through prometheus-adapter) scale the workers on.
+
+#include <string>
+
+#include "queue/work_queue.h"
+
+namespace kotae::queue {
+
+// "# HELP NAME HELP" and "# TYPE NAME TYPE" lines, as every metric of the text format starts.
+void append_metric_header(std::string& out, const char* name, const char* type, const char* help);
+
+// kotae_queue_{waiting,pending,retrying,oldest_age_seconds}{queue,stream} and kotae_queue_dead_letters{queue}.
+std::string queue_metrics_text(const std::string& queue_name, const QueueStats& stats);
+
+}  // namespace kotae::queue

@@ -1,0 +1,323 @@
+"""Ingestion through the Redis work queue, against real servers the test starts itself: PostgreSQL
+(tests/support/postgres_server), Redis with its append-only file fsynced on every write
+(tests/support/redis_server), `kotae serve --queue` replicas and `kotae worker` processes.
+
+Usage: queue_test.py KOTAE_BINARY FIXTURE_DATA_DIR GROUP
+GROUP:
+  ingestion  uploads acknowledged and indexed by workers, searchable on another replica; the job the
+             same on every replica, pushed as Server-Sent Events, cancelled from another replica;
+             interactive before bulk; one tenant's flood does not starve another; queue metrics;
+             a queue over its bound refuses uploads with 503 and Retry-After
+  faults     a worker SIGKILLed at random moments 10 times during a 40-file ingestion (every file
+             indexed exactly once, every job finished); Redis SIGKILLed and restarted (no acknowledged
+             file lost); a poison file (over its time budget at every attempt) dead-lettered with its
+             reason while the other files of its job index
+Python standard library only. Prints a line per check and "N passed, N failed"; exit 1 on a failure.
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from cluster_test import Postgres, kotae, log_events, replica, search, wait_for, STARTED
+from kotae_http import Checks, json_request, request, upload, wait_job
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REDIS_SERVER = os.path.join(HERE, "..", "support", "redis_server")
+WORKERS = []
+
+
+class Redis:
+    """A Redis server of the test's own, on a Unix socket."""
+
+    def __init__(self, work):
+        self.dir = os.path.join(work, "redis")
+        self.url = None
+
+    def run(self, action):
+        done = subprocess.run([REDIS_SERVER, action, self.dir], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+        if done.returncode != 0:
+            raise RuntimeError("redis_server %s: %s" % (action, done.stderr))
+        return done.stdout.strip()
+
+    def start(self):
+        self.url = self.run("start")
+        return self.url
+
+    def cli(self, *args):
+        done = subprocess.run(["redis-cli", "-s", os.path.join(self.dir, "redis.sock")] + list(args),
+                              capture_output=True, text=True, timeout=30)
+        return done.stdout.strip()
+
+
+class Worker:
+    """`kotae worker`, its JSON log lines copied to WORK/NAME.log."""
+
+    def __init__(self, binary, data, work, name, store, queue, flags=()):
+        self.args = [binary, "worker", "--data", data, "--store", store, "--queue", queue,
+                     "--index-cache", os.path.join(work, "cache-" + name)] + list(flags)
+        self.log_path = os.path.join(work, name + ".log")
+        self.process = None
+
+    def start(self):
+        log = open(self.log_path, "a", buffering=1)
+        self.process = subprocess.Popen(self.args, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            line = self.process.stderr.readline()
+            if not line:
+                raise RuntimeError("kotae worker exited during start: %s" % self.process.wait())
+            log.write(line)
+            if '"worker_started"' in line:
+                def drain():
+                    for rest in self.process.stderr:
+                        log.write(rest)
+                    log.close()
+                threading.Thread(target=drain, daemon=True).start()
+                return self
+        raise RuntimeError("kotae worker did not start in time")
+
+    def alive(self):
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self):
+        self.process.kill()
+        self.process.wait()
+
+    def stop(self):
+        self.process.terminate()
+        return self.process.wait(timeout=120)
+
+
+def worker(binary, data, work, name, pg, redis, flags=()):
+    w = Worker(binary, data, work, name, pg.url, redis.url, flags)
+    WORKERS.append(w)
+    return w.start()
+
+
+def make_keys(binary, url, *tenants):
+    keys = {}
+    for tenant in tenants:
+        made = kotae(binary, "keygen", "--store", url, "--tenant", tenant, *(["--admin"] if tenant == "ops" else []))
+        keys[tenant] = {"Authorization": "Bearer " + json.loads(made.stdout)["key"]}
+    return keys
+
+
+def notes(prefix, count, repeat=20):
+    return {"%s-%02d.md" % (prefix, i): "# %s %d\n\n" % (prefix, i) + ("The %s lantern number %d glows. " % (prefix, i)) * repeat
+            for i in range(count)}
+
+
+def job_as(port, job, headers):
+    status, answer = json_request(port, "GET", "/v1/jobs/" + job, None, headers)
+    return answer if status == 200 else None
+
+
+def wait_job_as(port, job, headers, timeout=180):
+    done = wait_for(lambda: (job_as(port, job, headers) or {}).get("state") not in (None, "queued", "running"), timeout)
+    return job_as(port, job, headers) if done is not None else None
+
+
+def exactly_once(pg, collection):
+    """(documents, chunks in the table, chunks the documents say, duplicate paths) of a collection."""
+    row = pg.sql("SELECT count(*), coalesce(sum(d.chunk_count), 0), "
+                 "(SELECT count(*) FROM chunks c JOIN collections k ON k.id = c.collection_id WHERE k.name = '%s'), "
+                 "count(*) - count(DISTINCT d.path) FROM documents d JOIN collections k ON k.id = d.collection_id "
+                 "WHERE k.name = '%s'" % (collection, collection))
+    documents, promised, chunks, duplicates = (int(x) for x in row.split("|"))
+    return documents, chunks, promised, duplicates
+
+
+def sse_events(port, path, headers, timeout=120):
+    """The (event, data) pairs of a Server-Sent Events stream, read to its end."""
+    import http.client
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    connection.request("GET", path, headers=headers)
+    response = connection.getresponse()
+    events, name = [], None
+    for raw in response:
+        line = raw.decode().rstrip("\n")
+        if line.startswith("event: "):
+            name = line[7:]
+        elif line.startswith("data: "):
+            events.append((name, json.loads(line[6:])))
+    connection.close()
+    return response.status, events
+
+
+def ingestion(checks, binary, data, work, pg, redis):
+    url, queue = pg.start(), redis.start()
+    keys = make_keys(binary, url, "alice", "bob", "ops")
+    alice, bob, ops = keys["alice"], keys["bob"], keys["ops"]
+    a = replica(binary, data, work, "a", url, ["--queue", queue])
+    b = replica(binary, data, work, "b", url, ["--queue", queue])
+    for tenant in (alice, bob):
+        json_request(a.port, "POST", "/v1/collections", {"name": "notes"}, tenant)
+
+    # Acknowledged with no worker running: the files wait in PostgreSQL and the stream.
+    job = upload(a.port, "notes", {"harbour.md": "# Harbour\n\nThe zanzibarite crane lifts the boats."}, alice)
+    stored = pg.sql("SELECT count(*) FROM uploads WHERE job_id = '%s'" % job)
+    checks.check("acknowledged: the upload's bytes are in PostgreSQL and its entry in Redis",
+                 stored == "1" and redis.cli("XLEN", "kotae:ingest:interactive:alice") == "1", (stored,))
+    same = [job_as(p, job, alice) for p in (a.port, b.port)]
+    checks.check("GET /v1/jobs/{id}: the same on both replicas, queued", same[0] == same[1] and same[0]["state"] == "queued",
+                 [s and s["state"] for s in same])
+    status, metrics, _ = request(b.port, "GET", "/metrics", None, ops)
+    text = metrics.decode()
+    checks.check("/metrics: waiting entries per stream",
+                 'kotae_queue_waiting{queue="kotae:ingest",stream="kotae:ingest:interactive:alice"} 1' in text, text[-400:])
+
+    # Events from B while a worker (started now) indexes it.
+    events = {}
+    reader = threading.Thread(target=lambda: events.update(
+        zip(("status", "events"), sse_events(b.port, "/v1/jobs/%s/events" % job, alice))))
+    reader.start()
+    time.sleep(0.3)
+    w1 = worker(binary, data, work, "w1", pg, redis, ["--claim-idle", "2", "--listen", "127.0.0.1:0"])
+    reader.join(timeout=120)
+    states = [e[1]["state"] for e in events.get("events", [])]
+    checks.check("GET /v1/jobs/{id}/events on B: job events until it finished",
+                 events.get("status") == 200 and states[:1] == ["queued"] and states[-1] == "succeeded", states)
+    seen = wait_for(lambda: bool(search(b.port, "zanzibarite crane", "notes", "bm25", headers=alice)[1]), 10)
+    checks.check("indexed by the worker, found on the other replica", seen is not None, seen)
+    checks.check("the upload's bytes leave PostgreSQL once indexed",
+                 pg.sql("SELECT count(*) FROM uploads WHERE job_id = '%s'" % job) == "0")
+    worker_port = log_events(work, "w1", "listening")[0]["port"]
+    status, body, _ = request(worker_port, "GET", "/metrics")
+    checks.check("the worker's /metrics: files indexed, queue figures",
+                 status == 200 and 'kotae_worker_files_total{outcome="indexed"} 1' in body.decode() and
+                 "kotae_queue_pending" in body.decode(), body.decode()[:300])
+    checks.check("the worker's /healthz and /readyz", request(worker_port, "GET", "/healthz")[0] == 200 and
+                 request(worker_port, "GET", "/readyz")[0] == 200)
+    checks.check("SIGTERM: the worker exits 0", w1.stop() == 0)
+
+    # Priority and fairness, with no worker running while they queue: alice floods the bulk band and
+    # the interactive one; bob uploads one file after her flood.
+    bulk = upload(a.port, "notes", notes("reindex", 6), alice, "?priority=bulk")
+    flood = upload(a.port, "notes", notes("flood", 12), alice)
+    single = upload(b.port, "notes", {"bob.md": "# Bob\n\nThe quillwort ferry leaves at noon."}, bob)
+    w2 = worker(binary, data, work, "w2", pg, redis, ["--claim-idle", "2"])
+    finished = {j: wait_job_as(a.port, j, h) for j, h in ((bulk, alice), (flood, alice), (single, bob))}
+    checks.check("the three jobs succeeded", all(f and f["state"] == "succeeded" for f in finished.values()),
+                 [f and f["state"] for f in finished.values()])
+    order = [e["where"]["job"] for e in log_events(work, "w2", "file_done")]
+    bob_at = order.index(single) if single in order else -1
+    last_interactive = max(i for i, j in enumerate(order) if j in (flood, single))
+    first_bulk = min((i for i, j in enumerate(order) if j == bulk), default=-1)
+    checks.check("fairness: bob's one file is among the first two, not behind alice's 12", 0 <= bob_at <= 1, order)
+    checks.check("priority: every interactive file before any bulk one", first_bulk > last_interactive, order)
+
+    # Cancel from the other replica: what no worker began is cancelled at once.
+    w2.stop()
+    long = upload(a.port, "notes", notes("cancel", 8), alice)
+    status, answer = json_request(b.port, "DELETE", "/v1/jobs/" + long, None, alice)
+    after = job_as(a.port, long, alice)
+    checks.check("DELETE on B: the job is cancelled, seen on A", status == 202 and after["state"] == "cancelled" and
+                 all(f["status"] == "cancelled" for f in after["files"]), after and after["state"])
+    w1 = worker(binary, data, work, "w1", pg, redis, ["--claim-idle", "2"])
+    drained = wait_for(lambda: redis.cli("XLEN", "kotae:ingest:interactive:alice") == "0", 30)
+    indexed = pg.sql("SELECT count(*) FROM documents WHERE path LIKE 'cancel-%'")
+    checks.check("a worker skips the cancelled job's entries", drained is not None and indexed == "0", (drained, indexed))
+    w1.stop()
+
+    # Backpressure: a replica whose queue bound is 3 refuses an upload of 5 files while nothing takes them.
+    c = replica(binary, data, work, "c", url, ["--queue", queue, "--queue-max-waiting", "3"])
+    body = b"".join(b'--kb\r\nContent-Disposition: form-data; name="files"; filename="bp-%d.md"\r\n\r\n# x\r\n' % i
+                    for i in range(5)) + b"--kb--\r\n"
+    status, answer, headers = request(c.port, "POST", "/v1/collections/notes/documents", body,
+                                      dict({"Content-Type": "multipart/form-data; boundary=kb"}, **alice))
+    checks.check("over the queue's bound: 503 overloaded with Retry-After, nothing stored",
+                 status == 503 and "retry-after" in headers and
+                 pg.sql("SELECT count(*) FROM jobs WHERE record LIKE '%bp-0.md%'") == "0", (status, answer[:200]))
+    checks.check("SIGTERM: the replicas exit 0", a.stop() == 0 and b.stop() == 0 and c.stop() == 0)
+
+
+def faults(checks, binary, data, work, pg, redis):
+    url, queue = pg.start(), redis.start()
+    a = replica(binary, data, work, "a", url, ["--queue", queue])
+    json_request(a.port, "POST", "/v1/collections", {"name": "notes"})
+
+    # A worker SIGKILLed at random moments, 10 times, while 40 files (4 jobs) go through.
+    jobs = [upload(a.port, "notes", notes("storm%d" % j, 10, repeat=120)) for j in range(4)]
+    flags = ["--claim-idle", "0.5", "--max-attempts", "20", "--concurrency", "2"]
+    rng = random.Random(7)
+    kills = 0
+    for kills in range(1, 11):
+        w = worker(binary, data, work, "killed", pg, redis, flags)
+        time.sleep(rng.uniform(0.2, 2.5))
+        w.kill()
+    survivor = worker(binary, data, work, "survivor", pg, redis, flags)
+    done = [wait_job(a.port, job, timeout=300) for job in jobs]
+    checks.check("10 SIGKILLs: every job finished and succeeded", kills == 10 and all(d and d["state"] == "succeeded" for d in done),
+                 [d and d["state"] for d in done])
+    documents, chunks, promised, duplicates = exactly_once(pg, "notes")
+    checks.check("every acknowledged file indexed exactly once, no duplicate chunks",
+                 documents == 40 and chunks == promised and duplicates == 0, (documents, chunks, promised, duplicates))
+    checks.check("every file counted as indexed once",
+                 all(f["status"] == "indexed" and f["chunks"] > 0 for d in done if d for f in d["files"]))
+    claimed = log_events(work, "survivor", "file_done") + log_events(work, "killed", "file_done")
+    checks.check("some files were taken over from a killed worker", any(e["where"]["attempt"] > 1 for e in claimed),
+                 len(claimed))
+
+    # Redis SIGKILLed after acknowledging uploads, then restarted: nothing acknowledged is lost.
+    survivor.stop()
+    acknowledged = upload(a.port, "notes", notes("aof", 5))
+    redis.run("kill")
+    redis.start()
+    survivor = worker(binary, data, work, "survivor", pg, redis, flags)
+    done = wait_job(a.port, acknowledged, timeout=120)
+    checks.check("Redis SIGKILLed and restarted: the acknowledged job still indexes", done and done["state"] == "succeeded",
+                 done and done["state"])
+    survivor.stop()
+
+    # A poison file: over its time budget at every attempt; after 2 it is dead-lettered with the reason.
+    poison = {"poison.md": "# Poison\n\n" + "An endless paragraph of many words goes on. " * 60000}
+    poison.update(notes("healthy", 3))
+    job = upload(a.port, "notes", poison)
+    survivor = worker(binary, data, work, "survivor", pg, redis,
+                      ["--claim-idle", "0.3", "--max-attempts", "2", "--seconds-per-file", "0.5"])
+    done = wait_job(a.port, job, timeout=120)
+    files = {f["name"]: f for f in (done or {}).get("files", [])}
+    checks.check("the poison file failed, saying it was given up and why",
+                 files.get("poison.md", {}).get("status") == "failed" and
+                 "gave up after 2 attempts" in files["poison.md"].get("error", ""), files.get("poison.md"))
+    checks.check("the other files of its job indexed; the job is partial",
+                 done and done["state"] == "partial" and
+                 all(f["status"] == "indexed" for n, f in files.items() if n != "poison.md"), done and done["state"])
+    dead = redis.cli("XRANGE", "kotae:ingest:dead", "-", "+")
+    checks.check("the dead-letter stream holds it with its reason", "gave up after 2 attempts" in dead and job in dead, dead[:300])
+    checks.check("SIGTERM: worker and replica exit 0", survivor.stop() == 0 and a.stop() == 0)
+
+
+def main():
+    binary, fixture, group = sys.argv[1], sys.argv[2], sys.argv[3]
+    work = tempfile.mkdtemp(prefix="kotae-queue-")
+    checks = Checks()
+    pg, redis = Postgres(), Redis(work)
+    try:
+        data = os.path.join(work, "data")
+        os.makedirs(data)
+        os.symlink(os.path.realpath(os.path.join(fixture, "models")), os.path.join(data, "models"))
+        {"ingestion": ingestion, "faults": faults}[group](checks, binary, data, work, pg, redis)
+    finally:
+        for process in STARTED + WORKERS:
+            if process.process and process.alive():
+                process.process.kill()
+        try:
+            redis.run("kill")
+        except RuntimeError:
+            pass
+        pg.remove()
+        code = checks.finish(work)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

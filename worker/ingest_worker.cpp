@@ -1,0 +1,200 @@
+#include "worker/ingest_worker.h"
+
+#include <algorithm>
+
+#include "rag/ingester.h"
+#include "server/json_log.h"
+#include "text/loaders/loader.h"
+
+namespace kotae::worker {
+
+namespace {
+
+using server::log_event;
+using Milliseconds = std::chrono::milliseconds;
+
+constexpr Milliseconds kReconnectWait{1000};  // after Redis or PostgreSQL was out of reach
+
+// How often a thread looks for abandoned entries, and the heartbeat for held ones: well inside the
+// claim time, so a live worker's entry is never taken from it.
+Milliseconds claim_period(const queue::WorkQueueOptions& q) {
+  return std::clamp(q.claim_idle / 4, Milliseconds(50), Milliseconds(5000));
+}
+
+}  // namespace
+
+IngestWorker::IngestWorker(IngestWorkerOptions options, server::CollectionRegistry& collections,
+                           server::QueuedJobs& jobs)
+    : options_(std::move(options)), collections_(collections), jobs_(jobs) {
+  const std::size_t threads = std::max<std::size_t>(options_.concurrency, 1);
+  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { work(i); });
+  threads_.emplace_back([this] { heartbeat(); });
+}
+
+IngestWorker::~IngestWorker() { stop(); }
+
+void IngestWorker::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  stopped_.notify_all();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+bool IngestWorker::sleep_unless_stopped(Milliseconds time) {
+  std::unique_lock lock(mutex_);
+  return !stopped_.wait_for(lock, time, [this] { return stopping_.load(); });
+}
+
+std::string IngestWorker::consumer(std::size_t thread) const {
+  return options_.consumer + "-" + std::to_string(thread);
+}
+
+void IngestWorker::hold(std::size_t thread, const queue::QueueEntry* entry) {
+  std::lock_guard lock(mutex_);
+  if (entry) held_[thread] = *entry;
+  else held_.erase(thread);
+}
+
+void IngestWorker::heartbeat() {
+  std::unique_ptr<queue::WorkQueue> queue;
+  while (sleep_unless_stopped(claim_period(options_.queue))) {
+    std::map<std::size_t, queue::QueueEntry> held;
+    {
+      std::lock_guard lock(mutex_);
+      held = held_;
+    }
+    if (held.empty()) continue;
+    if (!queue || queue->broken()) {
+      auto connection = queue::RedisConnection::connect(options_.queue_url);
+      if (!connection) continue;
+      queue = std::make_unique<queue::WorkQueue>(std::move(*connection), options_.queue);
+    }
+    for (const auto& [thread, entry] : held) (void)queue->extend({entry}, consumer(thread));
+  }
+}
+
+void IngestWorker::work(std::size_t thread) {
+  const std::string me = consumer(thread);
+  std::unique_ptr<queue::WorkQueue> queue;
+  auto next_claim = std::chrono::steady_clock::now();
+  while (!stopping_) {
+    if (!queue || queue->broken()) {
+      auto connection = queue::RedisConnection::connect(options_.queue_url);
+      if (!connection) {
+        connected_ = false;
+        log_event("queue_unavailable", {{"consumer", me}, {"reason", connection.error().message}});
+        sleep_unless_stopped(kReconnectWait);
+        continue;
+      }
+      queue = std::make_unique<queue::WorkQueue>(std::move(*connection), options_.queue);
+    }
+    Result<std::vector<queue::QueueEntry>> entries = std::vector<queue::QueueEntry>();
+    if (std::chrono::steady_clock::now() >= next_claim) {
+      entries = queue->claim_abandoned(me, 1);
+      next_claim = std::chrono::steady_clock::now() + claim_period(options_.queue);
+    }
+    if (entries && entries->empty()) entries = queue->take(me, options_.block);
+    if (!entries) {
+      connected_ = false;
+      log_event("queue_unavailable", {{"consumer", me}, {"reason", entries.error().message}});
+      sleep_unless_stopped(kReconnectWait);
+      continue;
+    }
+    connected_ = true;
+    for (const auto& entry : *entries) {
+      if (stopping_) break;  // not begun: another worker claims it after the claim time
+      hold(thread, &entry);
+      ++counters_.busy;
+      handle(*queue, entry);
+      --counters_.busy;
+      hold(thread, nullptr);
+    }
+  }
+}
+
+void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entry) {
+  const auto field = [&](const char* name) {
+    auto it = entry.fields.find(name);
+    return it == entry.fields.end() ? std::string() : it->second;
+  };
+  const std::string job_id = field(server::kJobField);
+  std::size_t file = 0;
+  try {
+    file = std::stoul(field(server::kFileField));
+  } catch (...) {
+    (void)queue.dead_letter(entry, "not an entry of an ingestion job");
+    return;
+  }
+  const nlohmann::json where{{"job", job_id}, {"file", file}, {"entry", entry.id}, {"attempt", entry.attempts}};
+  auto retry = [&](const std::string& why) {  // left pending: claimed again after its backoff
+    ++counters_.retried;
+    log_event("file_retry", {{"where", where}, {"reason", why}});
+    if (auto recorded = jobs_.retry_file(job_id, file, why); !recorded) sleep_unless_stopped(kReconnectWait);
+  };
+
+  if (queue.exhausted(entry)) {
+    auto last = jobs_.last_error(job_id, file);
+    if (!last) {
+      sleep_unless_stopped(kReconnectWait);
+      return;
+    }
+    const std::string reason = "gave up after " + std::to_string(entry.attempts - 1) + " attempts: " +
+                               (last->empty() ? "its worker stopped while indexing it (killed, or out of memory)" : *last);
+    if (!jobs_.finish_file(job_id, file, "failed", 0, reason)) return;
+    if (queue.dead_letter(entry, reason)) ++counters_.dead_lettered;
+    ++counters_.failed;
+    log_event("file_dead_lettered", {{"where", where}, {"reason", reason}});
+    return;
+  }
+  auto task = jobs_.begin_file(job_id, file);
+  if (!task) return retry(task.error().message);
+  if (!*task) {  // done already, cancelled, or its job is gone
+    (void)queue.acknowledge(entry);
+    return;
+  }
+  const server::JobStatus& job = (*task)->job;
+  const std::string& name = job.files[file].name;
+  auto collection = collections_.get(job.tenant, job.collection);
+  if (!collection && collection.error().code != ErrorCode::not_found) return retry(collection.error().message);
+  if (!collection) {
+    if (jobs_.finish_file(job_id, file, "failed", 0, "the collection was deleted before this file was indexed")) {
+      (void)queue.acknowledge(entry);
+    }
+    return;
+  }
+  server::ServedCollection& c = **collection;
+  rag::IngestOptions ingest;
+  ingest.chunking.max_tokens = c.store->info().chunk_tokens;
+  ingest.chunking.overlap_tokens = c.store->info().overlap_tokens;
+  ingest.max_seconds_per_file = options_.max_seconds_per_file;
+  Result<rag::FileReport> report = rag::FileReport{};
+  {
+    std::lock_guard writing(c.writer);  // one writer per collection in this process
+    rag::Ingester ingester(*c.store, *c.bulk_encoder, ingest);
+    report = ingester.ingest_bytes(name, (*task)->bytes, text::document_format(name), R"({"source":"upload"})");
+  }
+  if (!report) return retry(report.error().message);  // the collection's failure (its store out of reach)
+  if (report->status == rag::FileStatus::failed && report->stopped) return retry(report->error);
+  std::string status = rag::to_string(report->status);
+  std::size_t chunks = report->chunks;
+  if (report->status == rag::FileStatus::unchanged && entry.attempts > 1) {
+    // An earlier attempt committed it and died before recording so: it was indexed, once.
+    status = "indexed";
+    if (auto stored = c.store->find_document(name); stored && *stored) chunks = static_cast<std::size_t>((*stored)->chunk_count);
+  }
+  if (auto recorded = jobs_.finish_file(job_id, file, status, chunks, report->error); !recorded) {
+    return retry(recorded.error().message);  // the document is stored; the next attempt finds it unchanged
+  }
+  (void)queue.acknowledge(entry);  // lost: delivered again, and acknowledged then without work
+  if (status == "indexed") ++counters_.indexed;
+  else if (status == "unchanged") ++counters_.unchanged;
+  else ++counters_.failed;
+  counters_.chunks += chunks;
+  log_event("file_done", {{"where", where}, {"status", status}, {"chunks", chunks}});
+}
+
+}  // namespace kotae::worker

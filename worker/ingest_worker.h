@@ -1,0 +1,76 @@
+#pragma once
+// A worker process's ingestion: threads that take file entries from the Redis work queue (queue/),
+// read the upload from PostgreSQL, load, chunk and embed it, commit the document in one transaction,
+// record the file's result on its job (server/queued_jobs.h), and only then acknowledge the entry.
+//
+// Exactly once: a worker that dies after the commit but before the acknowledgement leaves its entry
+// pending; another worker claims it after it has been idle for the claim time, and finds the document
+// already stored with the upload's SHA-256, so nothing is stored twice (an entry delivered again after
+// the file's result was recorded is acknowledged without work). A file whose attempt failed in a way a
+// later one may cure (the store out of reach, the file over its time budget) waits for its backoff and
+// is tried again; past the queue's attempts it goes to the dead-letter stream and fails with the reason.
+// While a thread works on a file, a heartbeat keeps its entry from being claimed by another worker.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "queue/work_queue.h"
+#include "server/collection_registry.h"
+#include "server/queued_jobs.h"
+
+namespace kotae::worker {
+
+struct IngestWorkerOptions {
+  std::string queue_url;
+  queue::WorkQueueOptions queue;
+  std::size_t concurrency = 1;       // files indexed at once (they share the embedder's batches)
+  std::string consumer;              // this process in the consumer group (host and process id)
+  double max_seconds_per_file = 600;  // an attempt still loading or embedding after this fails (retried)
+  std::chrono::milliseconds block{500};  // how long a take waits for new entries
+};
+
+struct WorkerCounters {
+  std::atomic<std::uint64_t> indexed{0}, unchanged{0}, failed{0}, retried{0}, dead_lettered{0}, chunks{0};
+  std::atomic<std::uint64_t> busy{0};  // files being worked on now
+};
+
+class IngestWorker {
+ public:
+  IngestWorker(IngestWorkerOptions options, server::CollectionRegistry& collections, server::QueuedJobs& jobs);
+  ~IngestWorker();  // stop()
+
+  // Stops taking entries and waits for the files being indexed; entries taken but not begun are left
+  // for other workers (claimed after the claim time).
+  void stop();
+  // The last round trip to Redis succeeded.
+  bool ready() const { return connected_.load(); }
+  const WorkerCounters& counters() const { return counters_; }
+
+ private:
+  void work(std::size_t thread);
+  void heartbeat();
+  void handle(queue::WorkQueue& queue, const queue::QueueEntry& entry);
+  void hold(std::size_t thread, const queue::QueueEntry* entry);  // null: holds nothing
+  std::string consumer(std::size_t thread) const;
+  bool sleep_unless_stopped(std::chrono::milliseconds time);
+
+  IngestWorkerOptions options_;
+  server::CollectionRegistry& collections_;
+  server::QueuedJobs& jobs_;
+  WorkerCounters counters_;
+  std::atomic<bool> stopping_{false}, connected_{false};
+  std::mutex mutex_;
+  std::condition_variable stopped_;
+  std::map<std::size_t, queue::QueueEntry> held_;  // per thread, the entry it works on
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace kotae::worker
