@@ -3,7 +3,10 @@ documents, each with a word of its own, to replica A and, from the moment A find
 commit right after committing it), polls replica B until B finds it too. Prints one JSON line:
 name=propagation, p50_ms, p95_ms, p99_ms, max_ms, documents, missed (never found within 10 s).
 
-Usage: cluster_propagation.py URL_A URL_B COLLECTION N. Python standard library only."""
+With a fifth argument "ack" (replicas with a work queue, where a worker indexes the upload), each
+latency runs from the upload's 202 until B finds it, and the line is named queue_propagation.
+
+Usage: cluster_propagation.py URL_A URL_B COLLECTION N [ack]. Python standard library only."""
 import json
 import sys
 import time
@@ -32,6 +35,7 @@ def wait(predicate, timeout=10.0, pause=0.002):
 
 def main():
     a, b, collection, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    from_ack = sys.argv[5:] == ["ack"]
     latencies, missed = [], 0
     for i in range(count):
         word = "propagx%dq%d" % (int(time.time()), i)
@@ -39,6 +43,14 @@ def main():
         body = (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="note-%d.md"\r\n'
                 b"Content-Type: text/markdown\r\n\r\n" % i + text + b"\r\n--kb--\r\n")
         post(a, "/v1/collections/%s/documents" % collection, body, "multipart/form-data; boundary=kb")
+        if from_ack:
+            acknowledged = time.monotonic()
+            on_b = wait(lambda: finds(b, collection, word), timeout=60)
+            if not on_b:
+                missed += 1
+                continue
+            latencies.append(1000 * (on_b - acknowledged))
+            continue
         on_a = wait(lambda: finds(a, collection, word), timeout=60)
         on_b = on_a and wait(lambda: finds(b, collection, word))
         if not on_b:
@@ -47,7 +59,7 @@ def main():
         latencies.append(1000 * max(0.0, on_b - on_a))
     latencies.sort()
     pick = lambda p: latencies[min(len(latencies) - 1, max(0, int(round(p * len(latencies))) - 1))] if latencies else None
-    print(json.dumps({"name": "propagation", "documents": count, "missed": missed, "p50_ms": pick(0.5),
+    print(json.dumps({"name": "queue_propagation" if from_ack else "propagation", "documents": count, "missed": missed, "p50_ms": pick(0.5),
                       "p95_ms": pick(0.95), "p99_ms": pick(0.99), "max_ms": latencies[-1] if latencies else None}))
 
 
