@@ -90,14 +90,21 @@ int run_worker(WorkerOptions options) {
   if (!pool) return report_error(pool.error());
   server::CollectionRegistry collections(**catalog, **pool);
   auto queues = std::make_shared<queue::WorkQueuePool>(options.ingest.queue_url, options.ingest.queue);
-  server::QueuedJobs jobs(std::make_shared<store::PgPool>((*catalog)->url()), queues);
+  auto store_pool = std::make_shared<store::PgPool>((*catalog)->url());
+  server::QueuedJobs jobs(store_pool, queues);
   worker::IngestWorker worker(options.ingest, collections, jobs);
 
   std::unique_ptr<server::HttpServer> status;
   if (!options.listen.empty()) {
     auto where = host_and_port(options.listen);
     if (!where) return report_error(where.error());
-    auto started = worker::serve_status(where->first, where->second, worker, [&jobs] {
+    // Ready while the threads reach Redis and a round trip to PostgreSQL succeeds now.
+    auto ready = [&worker, store_pool] {
+      if (!worker.ready()) return false;
+      auto lease = store_pool->acquire(std::chrono::milliseconds(500));
+      return lease && (*lease)->query("SELECT 1::bigint").ok();
+    };
+    auto started = worker::serve_status(where->first, where->second, worker, ready, [&jobs] {
       auto figures = jobs.stats();
       return figures ? queue::queue_metrics_text(jobs.queue_name(), *figures) : std::string();
     });

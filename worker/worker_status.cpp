@@ -26,7 +26,7 @@ std::string worker_metrics_text(const WorkerCounters& c) {
 }
 
 Result<std::unique_ptr<server::HttpServer>> serve_status(const std::string& host, unsigned short port,
-                                                         const IngestWorker& worker,
+                                                         const IngestWorker& worker, std::function<bool()> ready,
                                                          std::function<std::string()> queue_metrics) {
   server::HttpServerOptions http;
   http.host = host;
@@ -34,8 +34,8 @@ Result<std::unique_ptr<server::HttpServer>> serve_status(const std::string& host
   http.io_threads = 1;
   http.max_body_bytes = 0;
   http.max_connections = 64;
-  auto handle = [&worker, queue_metrics = std::move(queue_metrics)](server::HttpRequest request,
-                                                                      std::shared_ptr<server::Responder> responder) {
+  auto handle = [&worker, ready = std::move(ready), queue_metrics = std::move(queue_metrics)](
+                    server::HttpRequest request, std::shared_ptr<server::Responder> responder) {
     server::HttpResponse response;
     response.content_type = "text/plain; charset=utf-8";
     if (request.method != "GET") {
@@ -44,9 +44,9 @@ Result<std::unique_ptr<server::HttpServer>> serve_status(const std::string& host
     } else if (request.path == "/healthz") {
       response.body = "ok\n";
     } else if (request.path == "/readyz") {
-      const bool ready = worker.ready();
-      response.status = ready ? 200 : 503;
-      response.body = ready ? "ready\n" : "not connected to the queue\n";
+      const bool now = ready();
+      response.status = now ? 200 : 503;
+      response.body = now ? "ready\n" : "cannot reach the queue or the store\n";
     } else if (request.path == "/metrics") {
       response.content_type = "text/plain; version=0.0.4; charset=utf-8";
       response.body = worker_metrics_text(worker.counters()) + queue_metrics();

@@ -238,6 +238,19 @@ def ingestion(checks, binary, data, work, pg, redis):
                  pg.sql("SELECT count(*) FROM jobs WHERE record LIKE '%bp-0.md%'") == "0", (status, answer[:200]))
     checks.check("SIGTERM: the replicas exit 0", a.stop() == 0 and b.stop() == 0 and c.stop() == 0)
 
+    # A worker's readiness follows PostgreSQL: 503 while it is stopped, 200 once it is back.
+    w3 = worker(binary, data, work, "w3", pg, redis, ["--listen", "127.0.0.1:0"])
+    port = log_events(work, "w3", "listening")[0]["port"]
+    ready = lambda: request(port, "GET", "/readyz")[0]
+    before = wait_for(lambda: ready() == 200, 10)
+    pg.run("stop")
+    down = wait_for(lambda: ready() == 503, 10)
+    pg.start()
+    back = wait_for(lambda: ready() == 200, 20)
+    checks.check("the worker's /readyz: 200, 503 while PostgreSQL is stopped, 200 once it is back",
+                 before is not None and down is not None and back is not None, (before, down, back))
+    checks.check("SIGTERM: that worker exits 0", w3.stop() == 0)
+
 
 def faults(checks, binary, data, work, pg, redis):
     url, queue = pg.start(), redis.start()
