@@ -356,8 +356,11 @@ TEST_F(ServerTest, AQueuedJobCanBeCancelled) {
     chapter.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   // The first job holds the collection's writer lock long enough for the second to wait its turn.
-  auto first = body_of(http_request("POST", url, form({{"a.html", chapter}, {"b.html", chapter + " "}}, boundary), headers));
-  auto second = body_of(http_request("POST", url, form({{"c.html", chapter + "  "}}, boundary), headers));
+  auto first_upload = http_request("POST", url, form({{"a.html", chapter}, {"b.html", chapter + " "}}, boundary), headers);
+  ASSERT_EQ(first_upload.status, 202) << first_upload.body;
+  auto second_upload = http_request("POST", url, form({{"c.html", chapter + "  "}}, boundary), headers);
+  ASSERT_EQ(second_upload.status, 202) << second_upload.body;
+  const json first = json::parse(first_upload.body), second = json::parse(second_upload.body);
   auto cancelled = http_request("DELETE", server_->url("/v1/jobs/" + second["id"].get<std::string>()));
   EXPECT_EQ(cancelled.status, 202);
   json job;
