@@ -50,42 +50,32 @@ set_tests_properties(ServerTest.BadInputsGetClearErrorsAndNoCrash PROPERTIES FIX
 add_test(NAME Soak.TwoMinutes COMMAND bash ${PROJECT_SOURCE_DIR}/bench/soak --minutes 2 --binary $<TARGET_FILE:kotae>)
 set_tests_properties(Soak.TwoMinutes PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE LABELS soak)
 
+# One test per GROUP: `SCRIPT KOTAE_BINARY FIXTURE_DATA GROUP`, named PREFIX.GROUP, on the fixture's data.
+function(kotae_python_test_groups prefix script timeout)
+  foreach(group ${ARGN})
+    add_test(NAME ${prefix}.${group}
+             COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/${script} $<TARGET_FILE:kotae>
+                     ${KOTAE_SERVER_TEST_DATA} ${group})
+    set_tests_properties(${prefix}.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT ${timeout})
+  endforeach()
+endfunction()
+
 # Hostile clients (tests/server/hostile_clients_test.py): attacks on the real server over sockets, by
 # group: bodies that crashed or stalled it, requests refused before their body is read, connection caps
 # and EMFILE, metric labels, open mode on a laptop (Host, Origin, CORS, keys files), input sizes, deleting
 # collections and loading models, uploads (parts, files, per-tenant quotas).
-foreach(group bodies before_body connections metrics open_mode sizes lifecycle uploads)
-  add_test(NAME HostileClients.${group}
-           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/hostile_clients_test.py $<TARGET_FILE:kotae>
-                   ${KOTAE_SERVER_TEST_DATA} ${group})
-  set_tests_properties(HostileClients.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
-endforeach()
+kotae_python_test_groups(HostileClients hostile_clients_test.py 300 bodies before_body connections metrics open_mode sizes lifecycle uploads)
 # ... and on ingestion (tests/server/durable_ingestion_test.py): time budgets, cancelling inside a file
 # and shutting down within the deadline; SIGKILL at random moments; the CLI and the server writing one
 # collection.
-foreach(group budgets crashes writers)
-  add_test(NAME HostileClients.${group}
-           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/durable_ingestion_test.py $<TARGET_FILE:kotae>
-                   ${KOTAE_SERVER_TEST_DATA} ${group})
-  set_tests_properties(HostileClients.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
-endforeach()
+kotae_python_test_groups(HostileClients durable_ingestion_test.py 600 budgets crashes writers)
 
 # Replicas over PostgreSQL (tests/server/cluster_test.py): each group starts a PostgreSQL of its own
 # and two real `kotae serve` processes; see the file for what each group attacks.
-foreach(group replicas faults)
-  add_test(NAME Cluster.${group}
-           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/cluster_test.py $<TARGET_FILE:kotae>
-                   ${KOTAE_SERVER_TEST_DATA} ${group})
-  set_tests_properties(Cluster.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
-endforeach()
+kotae_python_test_groups(Cluster cluster_test.py 600 replicas faults)
 # Ingestion through the Redis work queue (tests/server/queue_test.py): PostgreSQL, Redis, replicas
 # with --queue and `kotae worker` processes, all started by the test.
-foreach(group ingestion faults)
-  add_test(NAME Queue.${group}
-           COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/queue_test.py $<TARGET_FILE:kotae>
-                   ${KOTAE_SERVER_TEST_DATA} ${group})
-  set_tests_properties(Queue.${group} PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 600)
-endforeach()
+kotae_python_test_groups(Queue queue_test.py 600 ingestion faults)
 add_test(NAME Cluster.script
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/cluster_script_test.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(Cluster.script PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
