@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/collection_access.h"
+#include "core/random_id.h"
 #include "core/sha256.h"
 #include "model/model_integrity.h"
 #include "server/api_keys.h"
@@ -59,11 +60,18 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
        "`kotae worker` processes");
   flag("--queue-max-waiting", o.queued_jobs.max_waiting, "KOTAE_QUEUE_MAX_WAITING",
        "files waiting in the queue beyond which uploads are refused with 503 and Retry-After (0: no bound)");
+  flag("--answer-wait", serve.answer_wait_s, "KOTAE_ANSWER_WAIT",
+       "seconds a question waits for an answer worker to start it (the workers back-end), then the next back-end answers")
+      ->check(CLI::Range(0.1, 3600.0));
+  flag("--answer-silence", serve.answer_silence_s, "KOTAE_ANSWER_SILENCE",
+       "seconds an answer worker may go without a piece before the next back-end answers in its place")
+      ->check(CLI::Range(0.1, 3600.0));
   flag("--cache-size", o.cache.capacity, "KOTAE_CACHE_SIZE", "answers kept in the answer cache (0: none)");
   flag("--cache-ttl", o.cache_ttl_s, "KOTAE_CACHE_TTL", "seconds a cached answer is served");
   flag("--embedder", o.models.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (empty: all-minilm-l6-v2)");
   flag("--rerank", o.models.reranker, "KOTAE_RERANK", "cross-encoder model to rerank with");
-  flag("--backend", b.order, "KOTAE_BACKEND", "answer back-ends in order: llama, openai, extractive");
+  flag("--backend", b.order, "KOTAE_BACKEND",
+       "answer back-ends in order: llama, openai, workers (answer workers through --queue), extractive");
   flag("--model", b.model, "KOTAE_MODEL", "installed GGUF model for the llama back-end (kotae model add)");
   flag("--chat-template", b.chat_template, "KOTAE_CHAT_TEMPLATE", "llama.cpp built-in chat template");
   flag("--context", b.context, "KOTAE_CONTEXT", "context tokens of the generator");
@@ -83,7 +91,7 @@ int run_keygen(const KeygenOptions& options) {
   if (!server::valid_tenant(options.tenant)) {
     return report_error(make_error(ErrorCode::invalid_argument, "--tenant: letters, digits, '_' and '-'"));
   }
-  const std::string key = server::random_id("kt_");
+  const std::string key = random_id("kt_");
   nlohmann::json entry{{"name", options.name.empty() ? options.tenant : options.name}, {"tenant", options.tenant},
                        {"sha256", sha256_hex(key)}};
   if (options.admin) entry["admin"] = true;
@@ -140,6 +148,9 @@ int run_serve(ServeOptions options) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   options.server.cache.ttl = std::chrono::seconds(static_cast<long long>(options.server.cache_ttl_s));
+  auto& workers = options.server.answer_workers;
+  workers.wait = std::chrono::milliseconds(static_cast<long long>(options.answer_wait_s * 1000));
+  workers.silence = std::chrono::milliseconds(static_cast<long long>(options.answer_silence_s * 1000));
   auto server = server::KotaeServer::start(options.server);
   if (!server) return report_error(server.error());
   log_line({{"event", "listening"}, {"host", http.host}, {"port", (*server)->port()}});

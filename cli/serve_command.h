@@ -13,6 +13,8 @@ struct ServeOptions {
   server::ServerOptions server;
   std::string openai_key_env = "OPENAI_API_KEY";
   double shutdown_deadline_s = 30;
+  double answer_wait_s = 30;     // for an answer worker to start a task (the "workers" back-end)
+  double answer_silence_s = 60;  // between a started task's pieces
   bool allow_open = false;  // listen beyond loopback without API keys
   // Public keys whose signature every model's manifest must carry (files or folders, ':'-separated),
   // besides DATA/trusted_keys; the same setting as KOTAE_TRUSTED_KEYS (docs/models.md).

@@ -40,43 +40,106 @@ Result<std::pair<std::string, unsigned short>> host_and_port(const std::string& 
 }  // namespace
 
 CLI::App* add_worker_command(CLI::App& app, WorkerOptions& o) {
-  auto* cmd = app.add_subcommand("worker", "ingest what the API replicas queued (needs --store postgres://… and --queue)");
+  auto* cmd = app.add_subcommand("worker", "ingest what the API replicas queued (needs --store postgres://… and --queue), "
+                                           "or with --answers generate the answers they queued");
   auto flag = [&](const char* name, auto& value, const char* env, const char* help) {
     return cmd->add_option(name, value, help)->envname(env)->capture_default_str();
   };
   flag("--queue", o.ingest.queue_url, "KOTAE_QUEUE", "Redis work queue: redis://[:PASSWORD@]HOST[:PORT][/DB] or unix:///SOCKET")
       ->required();
-  flag("--concurrency", o.ingest.concurrency, "KOTAE_WORKER_CONCURRENCY", "files indexed at once")->check(CLI::Range(1, 256));
+  cmd->add_flag("--answers", o.answers, "generate answers (with --model) instead of ingesting files")->envname("KOTAE_WORKER_ANSWERS");
+  flag("--concurrency", o.ingest.concurrency, "KOTAE_WORKER_CONCURRENCY", "files indexed at once (an answer worker generates one answer at a time)")->check(CLI::Range(1, 256));
   flag("--listen", o.listen, "KOTAE_WORKER_LISTEN", "HOST:PORT for /healthz, /readyz and /metrics (empty: none)");
   flag("--embedder", o.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (others as collections need them)");
   flag("--claim-idle", o.claim_idle_s, "KOTAE_QUEUE_CLAIM_IDLE",
-       "seconds an entry's worker may be silent before another claims it (doubled for each attempt made)")
-      ->check(CLI::Range(0.05, 86400.0));
+       "seconds an entry's worker may be silent before another claims it, doubled for each attempt made (0: 60 for "
+       "files, 10 for answers)")
+      ->check(CLI::Range(0.0, 86400.0));
   flag("--max-attempts", o.ingest.queue.max_attempts, "KOTAE_QUEUE_MAX_ATTEMPTS",
        "attempts at a file before it goes to the dead-letter stream")->check(CLI::Range(1, 100));
   flag("--seconds-per-file", o.ingest.max_seconds_per_file, "KOTAE_INGEST_SECONDS_PER_FILE",
        "an attempt still loading or embedding after this long fails and is retried (0: no limit)")
       ->check(CLI::Range(0.0, 86400.0));
+  auto& g = o.generator;
+  flag("--model", g.model, "KOTAE_MODEL", "with --answers: the installed GGUF model that generates (kotae model add)");
+  flag("--chat-template", g.chat_template, "KOTAE_CHAT_TEMPLATE", "with --answers: a llama.cpp built-in chat template");
+  flag("--context", g.context, "KOTAE_CONTEXT", "with --answers: context tokens of the model");
+  flag("--threads", g.threads, "KOTAE_THREADS", "with --answers: generation threads (0: all cores)");
+  flag("--gpu-layers", g.gpu_layers, "KOTAE_GPU_LAYERS", "with --answers: layers on the GPU (-1: all, 0: none)");
   flag("--shutdown-deadline", o.shutdown_deadline_s, "KOTAE_SHUTDOWN_DEADLINE",
-       "seconds the files being indexed get to finish at shutdown (then they are left to other workers)");
+       "seconds the work in hand gets to finish at shutdown (then it is left to other workers)");
   return cmd;
 }
 
-int run_worker(WorkerOptions options) {
+namespace {
+
+// Serves the status endpoints when --listen asks for them; null (and no error) when it does not.
+Result<std::unique_ptr<server::HttpServer>> status_endpoints(const std::string& listen, std::function<bool()> ready,
+                                                              std::function<std::string()> metrics) {
+  if (listen.empty()) return std::unique_ptr<server::HttpServer>();
+  auto where = KOTAE_TRY_VALUE(host_and_port(listen));
+  auto started = KOTAE_TRY_VALUE(worker::serve_status(where.first, where.second, std::move(ready), std::move(metrics)));
+  log_event("listening", {{"host", where.first}, {"port", started->port()}});
+  return started;
+}
+
+// Until SIGTERM or SIGINT; then `stop` gets the shutdown deadline, after which the process leaves anyway.
+int run_until_signalled(const sigset_t& signals, double deadline_s, const std::function<void()>& stop) {
+  int signal = 0;
+  sigwait(&signals, &signal);
+  log_event("shutting_down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  auto stopped = std::async(std::launch::async, stop);
+  const auto deadline = std::chrono::milliseconds(static_cast<long long>(deadline_s * 1000));
+  if (stopped.wait_for(deadline) != std::future_status::ready) {
+    // Work still in hand: its entry stays pending and another worker claims it. Every commit is whole,
+    // and an answer's replica hears of it, so leaving now is as safe as a crash.
+    log_event("stopped", {{"work", "interrupted; other workers take it"}});
+    std::fflush(nullptr);
+    std::_Exit(0);
+  }
+  log_event("stopped", nlohmann::json::object());
+  return 0;
+}
+
+int run_answer_worker(WorkerOptions& options, const sigset_t& signals) {
+  worker::AnswerWorkerOptions answers;
+  answers.queue_url = options.ingest.queue_url;
+  answers.consumer = options.ingest.consumer;
+  if (options.claim_idle_s > 0) {
+    answers.queue.claim_idle = std::chrono::milliseconds(static_cast<long long>(options.claim_idle_s * 1000));
+  }
+  auto reachable = queue::RedisConnection::connect(answers.queue_url);
+  if (!reachable) return report_error(reachable.error());
+  if (options.generator.model.empty()) {
+    return report_error(make_error(ErrorCode::invalid_argument, "an answer worker needs a model: --model NAME (KOTAE_MODEL)"));
+  }
+  options.generator.data_dir = options.where.data_dir;
+  options.generator.order = {"llama"};
+  auto backends = rag::set_up_backends(options.generator);
+  if (!backends) return report_error(backends.error());
+  if (!backends->llama) return report_error(make_error(ErrorCode::unavailable, backends->order.front().unavailable));
+  worker::AnswerWorker worker(answers, *backends->llama);
+
+  auto queues = std::make_shared<queue::WorkQueuePool>(answers.queue_url, answers.queue);
+  auto status = status_endpoints(options.listen, [&worker] { return worker.ready(); }, [&worker, queues] {
+    auto figures = queues->stats();
+    return worker::answer_metrics_text(worker) +
+           (figures ? queue::queue_metrics_text({{queues->options().name, std::move(*figures)}}) : "");
+  });
+  if (!status) return report_error(status.error());
+  log_event("worker_started", {{"consumer", answers.consumer}, {"answers", backends->llama->id()},
+                               {"queue", queue::redacted_redis_url(answers.queue_url)}});
+  return run_until_signalled(signals, options.shutdown_deadline_s, [&worker] { worker.stop(); });
+}
+
+int run_ingest_worker(WorkerOptions& options, const sigset_t& signals) {
   if (!store::is_postgres_url(options.where.store)) {
     return report_error(make_error(ErrorCode::invalid_argument,
                                    "a worker needs the shared store: --store postgres://… (KOTAE_STORE), as the API replicas use"));
   }
-  options.ingest.queue.claim_idle = std::chrono::milliseconds(static_cast<long long>(options.claim_idle_s * 1000));
-  if (options.ingest.consumer.empty()) options.ingest.consumer = this_process();
-
-  // Signals are taken by sigwait below, so every thread started here must have them blocked.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
+  if (options.claim_idle_s > 0) {
+    options.ingest.queue.claim_idle = std::chrono::milliseconds(static_cast<long long>(options.claim_idle_s * 1000));
+  }
   auto catalog = store::Catalog::open(options.where);
   if (!catalog) return report_error(catalog.error());
   auto reachable = queue::RedisConnection::connect(options.ingest.queue_url);
@@ -84,7 +147,7 @@ int run_worker(WorkerOptions options) {
   server::ModelPoolOptions models;
   models.data_dir = options.where.data_dir;
   models.backends.data_dir = options.where.data_dir;
-  models.backends.order = {"extractive"};  // a worker generates nothing
+  models.backends.order = {"extractive"};  // an ingestion worker generates nothing
   models.embedder = options.embedder;
   auto pool = server::ModelPool::load(models);
   if (!pool) return report_error(pool.error());
@@ -94,42 +157,34 @@ int run_worker(WorkerOptions options) {
   server::QueuedJobs jobs(store_pool, queues);
   worker::IngestWorker worker(options.ingest, collections, jobs);
 
-  std::unique_ptr<server::HttpServer> status;
-  if (!options.listen.empty()) {
-    auto where = host_and_port(options.listen);
-    if (!where) return report_error(where.error());
-    // Ready while the threads reach Redis and a round trip to PostgreSQL succeeds now.
-    auto ready = [&worker, store_pool] {
-      if (!worker.ready()) return false;
-      auto lease = store_pool->acquire(std::chrono::milliseconds(500));
-      return lease && (*lease)->query("SELECT 1::bigint").ok();
-    };
-    auto started = worker::serve_status(where->first, where->second, worker, ready, [&jobs] {
-      auto figures = jobs.stats();
-      return figures ? queue::queue_metrics_text(jobs.queue_name(), *figures) : std::string();
-    });
-    if (!started) return report_error(started.error());
-    status = std::move(*started);
-    log_event("listening", {{"host", where->first}, {"port", status->port()}});
-  }
+  // Ready while the threads reach Redis and a round trip to PostgreSQL succeeds now.
+  auto ready = [&worker, store_pool] {
+    if (!worker.ready()) return false;
+    auto lease = store_pool->acquire(std::chrono::milliseconds(500));
+    return lease && (*lease)->query("SELECT 1::bigint").ok();
+  };
+  auto status = status_endpoints(options.listen, ready, [&worker, &jobs] {
+    auto figures = jobs.stats();
+    return worker::ingest_metrics_text(worker) + (figures ? queue::queue_metrics_text({{jobs.queue_name(), std::move(*figures)}}) : "");
+  });
+  if (!status) return report_error(status.error());
   log_event("worker_started", {{"consumer", options.ingest.consumer}, {"concurrency", options.ingest.concurrency},
                                {"store", (*catalog)->description()},
                                {"queue", queue::redacted_redis_url(options.ingest.queue_url)}});
+  return run_until_signalled(signals, options.shutdown_deadline_s, [&worker] { worker.stop(); });
+}
 
-  int signal = 0;
-  sigwait(&signals, &signal);
-  log_event("shutting_down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-  auto stopped = std::async(std::launch::async, [&worker] { worker.stop(); });
-  const auto deadline = std::chrono::milliseconds(static_cast<long long>(options.shutdown_deadline_s * 1000));
-  if (stopped.wait_for(deadline) != std::future_status::ready) {
-    // A file still being indexed: its entry stays pending and another worker claims it. Every commit
-    // is whole, so leaving now is as safe as a crash.
-    log_event("stopped", {{"ingestion", "interrupted; other workers take its files"}});
-    std::fflush(nullptr);
-    std::_Exit(0);
-  }
-  log_event("stopped", nlohmann::json::object());
-  return 0;
+}  // namespace
+
+int run_worker(WorkerOptions options) {
+  if (options.ingest.consumer.empty()) options.ingest.consumer = this_process();
+  // Signals are taken by sigwait, so every thread started here must have them blocked.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  return options.answers ? run_answer_worker(options, signals) : run_ingest_worker(options, signals);
 }
 
 }  // namespace kotae::cli

@@ -33,6 +33,10 @@ struct GenerationOptions {
   // same owner (the server: a tenant's conversation), so no tenant's timing or reused_prompt_tokens tells
   // what another asked. Empty requests share with each other (one user: the CLI, benchmarks).
   std::string cache_owner = {};
+  std::string tenant = {};  // whose request it is, where a queue keeps tenants' turns (answer workers)
+  // Asked now and then while the answer is awaited (a queued request before its first piece): false
+  // means no one wants it any more (its client went away), and the request is given up.
+  std::function<bool()> wanted = {};
 };
 
 // Receives the answer as it is produced: whole UTF-8 characters, never text that might turn out to

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/token_estimate.h"
+
 namespace kotae {
 namespace {
 
@@ -350,26 +352,7 @@ std::string OpenAIChatClient::id() const {
   return "openai:" + options_.base_url + (options_.model.empty() ? "" : " " + options_.model);
 }
 
-// The server's tokenizer is unknown, so this estimates, erring high: a prompt fitted to an
-// over-estimate stays inside the context, one fitted to an under-estimate gets cut or refused.
-// English prose and code average about 4 bytes per token in current BPE vocabularies, so 3.5 bytes
-// per token leaves a margin. Characters of 3 or 4 UTF-8 bytes (CJK, emoji) are counted as one token
-// each: bytes / 3.5 would under-count them, as they often take a token or more apiece.
-std::size_t OpenAIChatClient::count_tokens(std::string_view text) const {
-  std::size_t wide_chars = 0;
-  std::size_t other_bytes = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 1;
-    if (length > 1) {
-      ++wide_chars;
-    } else {
-      ++other_bytes;
-    }
-    i += std::min(length, text.size() - i);
-  }
-  return wide_chars + (other_bytes * 2 + 6) / 7;  // ceil(other_bytes / 3.5)
-}
+std::size_t OpenAIChatClient::count_tokens(std::string_view text) const { return estimate_tokens(text); }
 
 Result<Generation> OpenAIChatClient::generate(std::span<const ChatMessage> messages, const GenerationOptions& options,
                                               const TokenCallback& on_piece) {

@@ -41,14 +41,17 @@ void append_metric_header(std::string& out, const char* name, const char* type, 
   out += '\n';
 }
 
-std::string queue_metrics_text(const std::string& queue_name, const QueueStats& stats) {
+std::string queue_metrics_text(const std::vector<NamedQueueStats>& queues) {
   std::string out;
-  const std::string queue = "queue=\"" + label(queue_name) + "\"";
+  if (queues.empty()) return out;
+  auto queue = [](const NamedQueueStats& q) { return "queue=\"" + label(q.queue) + "\""; };
   auto gauge = [&](const char* name, const char* help, const std::function<double(const StreamStats&)>& value) {
     append_metric_header(out, name, "gauge", help);
-    for (const auto& s : stats.streams) {
-      out += name;
-      out += '{' + queue + ",stream=\"" + label(s.stream) + "\"} " + number(value(s)) + '\n';
+    for (const auto& q : queues) {
+      for (const auto& s : q.stats.streams) {
+        out += name;
+        out += '{' + queue(q) + ",stream=\"" + label(s.stream) + "\"} " + number(value(s)) + '\n';
+      }
     }
   };
   gauge("kotae_queue_waiting", "Entries no worker has taken yet.", [](const StreamStats& s) { return double(s.waiting); });
@@ -59,7 +62,7 @@ std::string queue_metrics_text(const std::string& queue_name, const QueueStats& 
   gauge("kotae_queue_oldest_age_seconds", "Age of the oldest entry still in the stream.",
         [](const StreamStats& s) { return s.oldest_age_s; });
   append_metric_header(out, "kotae_queue_dead_letters", "gauge", "Entries given up after their attempts, in the dead-letter stream.");
-  out += "kotae_queue_dead_letters{" + queue + "} " + number(double(stats.dead_letters)) + '\n';
+  for (const auto& q : queues) out += "kotae_queue_dead_letters{" + queue(q) + "} " + number(double(q.stats.dead_letters)) + '\n';
   return out;
 }
 

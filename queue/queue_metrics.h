@@ -3,6 +3,7 @@
 // /metrics add, and what autoscalers (KEDA, an HPA through prometheus-adapter) scale the workers on.
 
 #include <string>
+#include <vector>
 
 #include "queue/work_queue.h"
 
@@ -11,7 +12,13 @@ namespace kotae::queue {
 // "# HELP NAME HELP" and "# TYPE NAME TYPE" lines, as every metric of the text format starts.
 void append_metric_header(std::string& out, const char* name, const char* type, const char* help);
 
-// kotae_queue_{waiting,pending,retrying,oldest_age_seconds}{queue,stream} and kotae_queue_dead_letters{queue}.
-std::string queue_metrics_text(const std::string& queue_name, const QueueStats& stats);
+struct NamedQueueStats {
+  std::string queue;  // its name ("kotae:ingest")
+  QueueStats stats;
+};
+
+// kotae_queue_{waiting,pending,retrying,oldest_age_seconds}{queue,stream} and kotae_queue_dead_letters{queue},
+// each metric once with the series of every queue (the text format wants a metric's lines together).
+std::string queue_metrics_text(const std::vector<NamedQueueStats>& queues);
 
 }  // namespace kotae::queue

@@ -33,6 +33,30 @@ std::int64_t now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
+// The streams' entries of an XREADGROUP reply ([[stream, [[id, [field, value, ...]], ...]], ...]).
+std::vector<QueueEntry> read_streams(const RedisReply& reply) {
+  std::vector<QueueEntry> taken;
+  for (const auto& stream : reply.elements) {
+    if (stream.elements.size() < 2) continue;
+    for (const auto& entry : stream.elements[1].elements) taken.push_back(read_entry(stream.elements[0].text, entry));
+  }
+  return taken;
+}
+
+// XREADGROUP over the streams (KEYS) one at a time until ARGV[3] entries were read: a capped take in one
+// round trip. (XREADGROUP over several streams at once cannot be capped in all.)
+constexpr const char* kReadSomeScript = R"lua(
+local taken = {}
+for _, key in ipairs(KEYS) do
+  local read = redis.call('XREADGROUP', 'GROUP', ARGV[1], ARGV[2], 'COUNT', 1, 'STREAMS', key, '>')
+  if read then
+    table.insert(taken, read[1])
+    if #taken >= tonumber(ARGV[3]) then break end
+  end
+end
+return taken
+)lua";
+
 }  // namespace
 
 WorkQueue::WorkQueue(std::unique_ptr<RedisConnection> connection, WorkQueueOptions options)
@@ -96,6 +120,17 @@ Result<void> WorkQueue::count_attempts(std::vector<QueueEntry>& entries) {
   return {};
 }
 
+Result<std::vector<QueueEntry>> WorkQueue::read_some(std::vector<std::string> keys, const std::string& consumer,
+                                                     std::size_t max) {
+  std::rotate(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(turn_++ % keys.size()), keys.end());
+  std::vector<std::string> arguments{"EVAL", kReadSomeScript, std::to_string(keys.size())};
+  arguments.insert(arguments.end(), keys.begin(), keys.end());
+  arguments.insert(arguments.end(), {options_.group, consumer, std::to_string(max)});
+  auto taken = read_streams(KOTAE_TRY_VALUE(connection_->command(arguments)));
+  KOTAE_TRY(count_attempts(taken));
+  return taken;
+}
+
 Result<std::vector<QueueEntry>> WorkQueue::read_new(const std::vector<std::string>& keys, const std::string& consumer,
                                                     std::chrono::milliseconds block) {
   // One entry from each tenant's stream: the band's tenants take turns.
@@ -107,22 +142,19 @@ Result<std::vector<QueueEntry>> WorkQueue::read_new(const std::vector<std::strin
   arguments.push_back("STREAMS");
   arguments.insert(arguments.end(), keys.begin(), keys.end());
   arguments.insert(arguments.end(), keys.size(), ">");
-  const RedisReply reply = KOTAE_TRY_VALUE(connection_->command(arguments));
-  std::vector<QueueEntry> taken;
-  for (const auto& stream : reply.elements) {
-    if (stream.elements.size() < 2) continue;
-    for (const auto& entry : stream.elements[1].elements) taken.push_back(read_entry(stream.elements[0].text, entry));
-  }
+  auto taken = read_streams(KOTAE_TRY_VALUE(connection_->command(arguments)));
   KOTAE_TRY(count_attempts(taken));
   return taken;
 }
 
-Result<std::vector<QueueEntry>> WorkQueue::take(const std::string& consumer, std::chrono::milliseconds block) {
+Result<std::vector<QueueEntry>> WorkQueue::take(const std::string& consumer, std::chrono::milliseconds block,
+                                                std::size_t max) {
   std::vector<std::string> every;
   for (const Priority band : {Priority::interactive, Priority::bulk}) {
     const std::vector<std::string> keys = KOTAE_TRY_VALUE(streams(band));
     if (keys.empty()) continue;
-    auto taken = KOTAE_TRY_VALUE(read_new(keys, consumer, std::chrono::milliseconds(0)));
+    auto taken = KOTAE_TRY_VALUE(max > 0 && max < keys.size() ? read_some(keys, consumer, max)
+                                                               : read_new(keys, consumer, std::chrono::milliseconds(0)));
     if (!taken.empty()) return taken;
     every.insert(every.end(), keys.begin(), keys.end());
   }

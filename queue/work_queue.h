@@ -71,10 +71,11 @@ class WorkQueue {
   Result<std::vector<std::string>> enqueue_all(Priority priority, const std::string& tenant,
                                                const std::vector<Fields>& entries);
   // The next entries for `consumer`: the interactive band's if any is waiting, else the bulk band's;
-  // at most one per tenant stream. When nothing waits, waits up to `block` for an entry (0: returns
-  // empty at once).
+  // at most one per tenant stream, and at most `max` in all (0: no cap; with a cap the tenants' streams
+  // take turns across takes). When nothing waits, waits up to `block` for an entry (0: returns empty at
+  // once); entries that arrive in several streams during that wait all come back, whatever `max`.
   Result<std::vector<QueueEntry>> take(const std::string& consumer,
-                                       std::chrono::milliseconds block = std::chrono::milliseconds(0));
+                                       std::chrono::milliseconds block = std::chrono::milliseconds(0), std::size_t max = 0);
   // Entries left idle past their backoff (claim_idle × 2^(attempts−1)), because their worker died or
   // gave the attempt up: now this consumer's, at most `count`.
   Result<std::vector<QueueEntry>> claim_abandoned(const std::string& consumer, std::size_t count);
@@ -92,6 +93,8 @@ class WorkQueue {
   const WorkQueueOptions& options() const { return options_; }
   // The connection was lost: make another queue.
   bool broken() const { return connection_->broken(); }
+  // The queue's connection, for commands beside the queue's own (an answer task's events).
+  RedisConnection& connection() { return *connection_; }
 
  private:
   std::string streams_key(Priority priority) const;
@@ -103,10 +106,13 @@ class WorkQueue {
   // One XREADGROUP over `keys`, waiting up to `block` (0: not at all).
   Result<std::vector<QueueEntry>> read_new(const std::vector<std::string>& keys, const std::string& consumer,
                                            std::chrono::milliseconds block);
+  // At most `max` entries, one per stream, the streams tried in turn from where the last take left off.
+  Result<std::vector<QueueEntry>> read_some(std::vector<std::string> keys, const std::string& consumer, std::size_t max);
 
   std::unique_ptr<RedisConnection> connection_;
   WorkQueueOptions options_;
   std::set<std::string> created_;  // streams this connection made (with their group) already
+  std::size_t turn_ = 0;           // where a capped take starts among the streams
 };
 
 }  // namespace kotae::queue

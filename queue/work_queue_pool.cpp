@@ -21,4 +21,13 @@ Result<WorkQueuePool::Lease> WorkQueuePool::acquire() {
   return Lease(this, std::make_unique<WorkQueue>(std::move(connection), options_));
 }
 
+Result<QueueStats> WorkQueuePool::stats(std::chrono::milliseconds max_age) {
+  std::lock_guard lock(stats_mutex_);
+  const auto now = std::chrono::steady_clock::now();
+  if (stats_ && now - stats_at_ < max_age) return *stats_;
+  stats_ = KOTAE_TRY_VALUE(with_queue([](WorkQueue& queue) { return queue.stats(); }));
+  stats_at_ = now;
+  return *stats_;
+}
+
 }  // namespace kotae::queue

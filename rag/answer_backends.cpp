@@ -77,10 +77,19 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
         backend.generator = b.openai.get();
       }
       b.order.push_back(std::move(backend));
+    } else if (name == "workers") {
+      AnswerBackend backend{"workers"};
+      if (!o.workers) {
+        backend.unavailable = "no work queue (--queue) to reach answer workers through";
+      } else {
+        b.workers = o.workers;
+        backend.generator = b.workers.get();
+      }
+      b.order.push_back(std::move(backend));
     } else if (name == "extractive") {
       b.order.push_back({"extractive"});
     } else {
-      return make_error(ErrorCode::invalid_argument, "unknown back-end '" + name + "' (llama, openai or extractive)");
+      return make_error(ErrorCode::invalid_argument, "unknown back-end '" + name + "' (llama, openai, workers or extractive)");
     }
   }
   return b;

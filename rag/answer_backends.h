@@ -1,6 +1,6 @@
 #pragma once
 // The answer back-ends a command or the server was configured with, set up in order: a local GGUF model
-// (llama.cpp), an OpenAI-compatible server, extractive sentences. One that cannot be set up (model
+// (llama.cpp), an OpenAI-compatible server, the answer workers behind the work queue, extractive sentences. One that cannot be set up (model
 // missing, bad URL) stays in the list with the reason, so the pipeline reports why it fell back.
 
 #include <filesystem>
@@ -17,7 +17,7 @@ namespace kotae::rag {
 
 struct BackendSettings {
   std::filesystem::path data_dir;
-  std::vector<std::string> order;  // llama, openai, extractive; empty: those configured, then extractive
+  std::vector<std::string> order;  // llama, openai, workers, extractive; empty: those configured, then extractive
   std::string model;               // a model in DATA/models with a "gguf" file (kotae model add installs one)
   std::string chat_template;       // a llama.cpp built-in template name; empty: the model's own
   int context = 4096;
@@ -27,11 +27,14 @@ struct BackendSettings {
   std::string openai_model;
   std::string openai_api_key;
   long openai_timeout_ms = 120000;
+  // The answer workers (queue/queued_generator.h), made by whoever has the work queue (the server).
+  std::shared_ptr<Generator> workers;
 };
 
 struct AnswerBackends {
   std::unique_ptr<LlamaGenerator> llama;
   std::unique_ptr<OpenAIChatClient> openai;
+  std::shared_ptr<Generator> workers;
   std::vector<AnswerBackend> order;
 
   // The first back-end with a generator (plain chat needs one), or null.

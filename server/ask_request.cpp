@@ -21,7 +21,7 @@ rag::AnswerOptions answer_options(const nlohmann::json& body, const ApiLimits& l
 }
 
 std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body, std::span<const rag::AnswerBackend> configured) {
-  const auto names = strings_field(body, "backends", 3);
+  const auto names = strings_field(body, "backends", 4);
   if (names.empty()) return {configured.begin(), configured.end()};
   std::vector<rag::AnswerBackend> out;
   for (const auto& name : names) {
@@ -29,10 +29,10 @@ std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body, s
     auto it = std::find_if(configured.begin(), configured.end(), [&](const auto& b) { return b.name == internal; });
     if (it != configured.end()) {
       out.push_back(*it);
-    } else if (name == "llama" || name == "openai" || name == "extractive") {
+    } else if (name == "llama" || name == "openai" || name == "workers" || name == "extractive") {
       out.push_back({internal, nullptr, "not configured on this server"});
     } else {
-      throw bad_request("unknown back-end '" + name + "' (llama, openai or extractive)");
+      throw bad_request("unknown back-end '" + name + "' (llama, openai, workers or extractive)");
     }
   }
   return out;

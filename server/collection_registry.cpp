@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "server/conversation_store.h"  // random_id
+#include "core/random_id.h"
 #include "server/json_log.h"
 #include "text/chunker.h"
 

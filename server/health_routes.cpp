@@ -35,9 +35,13 @@ void add_health_routes(Router& router, ServerContext& context) {
       for (const auto& e : context.models->embedders()) context.metrics.set_batch_queue(e.model, e.queue_depth);
     }
     std::string text = context.metrics.text();
-    if (context.queued_jobs) {  // unreachable Redis: the figures are left out, the rest still served
-      if (auto figures = context.queued_jobs->stats()) text += queue::queue_metrics_text(context.queued_jobs->queue_name(), *figures);
+    // The work queues' figures; with Redis unreachable they are left out, the rest still served.
+    std::vector<queue::NamedQueueStats> queues;
+    for (const auto& pool : {context.queued_jobs ? context.queued_jobs->queues() : nullptr, context.answer_queues}) {
+      if (!pool) continue;
+      if (auto figures = pool->stats()) queues.push_back({pool->options().name, std::move(*figures)});
     }
+    text += queue::queue_metrics_text(queues);
     call.responder->send({200, "text/plain; version=0.0.4; charset=utf-8", std::move(text), {}});
   }, {.quick = true, .access = Access::admin});
 

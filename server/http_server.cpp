@@ -1,6 +1,9 @@
 #include "server/http_server.h"
 
+#include <sys/socket.h>
+
 #include <atomic>
+#include <cerrno>
 #include <deque>
 #include <algorithm>
 #include <functional>
@@ -79,7 +82,9 @@ class Session : public std::enable_shared_from_this<Session> {
       self->enqueue(std::move(bytes), last);
     });
   }
-  bool gone() const { return gone_.load(); }
+  // Any thread. A write failed, or the client closed its end while its request is being answered (a
+  // look at the socket: nothing is read from it).
+  bool gone() const;
   bool keep_alive() const { return keep_alive_; }
 
  private:
@@ -113,6 +118,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   bool closed_ = false;
   std::atomic<bool> gone_{false};
+  mutable std::mutex socket_mutex_;  // held by gone()'s look and by close(), so the look never meets a reused descriptor
 };
 
 class HttpServerState : public std::enable_shared_from_this<HttpServerState> {
@@ -293,6 +299,15 @@ Session::Session(tcp::socket socket, std::shared_ptr<HttpServerState> server, st
   };
 }
 
+bool Session::gone() const {
+  if (gone_.load()) return true;
+  std::lock_guard lock(socket_mutex_);
+  if (closed_) return true;
+  char byte = 0;
+  const auto peeked = ::recv(const_cast<tcp::socket&>(stream_.socket()).native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
 void Session::read_header() {
   if (closed_) return;
   parser_.emplace();
@@ -432,6 +447,7 @@ void Session::complete_request() {
 }
 
 void Session::close() {
+  std::lock_guard lock(socket_mutex_);
   if (closed_) return;
   closed_ = true;
   gone_ = true;

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/random_id.h"
 #include "rag/ingester.h"
-#include "server/conversation_store.h"
 #include "server/job_record.h"
 #include "server/json_log.h"
 #include "server/shared_job_records.h"

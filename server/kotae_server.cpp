@@ -16,6 +16,7 @@
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
+#include "queue/answer_task.h"
 #include "store/change_follower.h"
 
 namespace kotae::server {
@@ -152,7 +153,14 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     auto queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, options.work_queue_options);
     if (auto reachable = queues->acquire(); !reachable) return reachable.error();  // a wrong URL: said now
     s.context.queued_jobs = std::make_shared<QueuedJobs>(s.shared_pool, std::move(queues), options.queued_jobs);
+    queue::WorkQueueOptions answers = options.work_queue_options;
+    answers.name = queue::kAnswerQueue;
+    s.context.answer_queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, answers);
+    auto generator = options.answer_workers;
+    generator.context_tokens = static_cast<std::size_t>(options.models.backends.context);
+    s.options.models.backends.workers = std::make_shared<queue::QueuedGenerator>(s.context.answer_queues, generator);
   }
+  s.context.ask_tasks = std::make_shared<AskTasks>(s.context.answer_queues);
   s.keyed = !s.keys->empty();
   s.origins = OriginPolicy(!s.keyed, is_loopback_host(options.http.host), options.cors_origins);
   s.work = std::make_unique<WorkPool>(options.workers, options.max_queued);

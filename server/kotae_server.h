@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "queue/queued_generator.h"
 #include "server/api_keys.h"
 #include "server/http_server.h"
 #include "rag/answer_cache.h"
@@ -43,6 +44,8 @@ struct ServerOptions {
   std::string work_queue;
   queue::WorkQueueOptions work_queue_options;
   QueuedJobsOptions queued_jobs;
+  // With a work queue, the "workers" answer back-end: generation by `kotae worker --answers` processes.
+  queue::QueuedGeneratorOptions answer_workers;
 };
 
 class KotaeServer {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 
+#include "core/random_id.h"
 #include "rag/answer_json.h"
 #include "server/ask_request.h"
 #include "server/json_body.h"
@@ -67,7 +68,7 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
                    "\"collection\" for a grounded answer, which the extractive back-end can give"};
   }
   auto options = answer_options(body, context.limits).generation;
-  options.cache_owner = call.tenant + "/chat";  // a client resends the history: KV reuse within the tenant only
+  on_behalf_of(options, call, "chat");  // a client resends the history: KV reuse within the tenant only
   if (!stream) {
     auto generated = value_or_throw(generator->generate(messages, options));
     return call.responder->send(json_response(200, completion.whole(generated.text, generated.stats.finish_reason, generated.stats)));
@@ -102,7 +103,7 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
     }
   }
   auto options = answer_options(body, context.limits);
-  options.generation.cache_owner = call.tenant + "/chat";
+  on_behalf_of(options.generation, call, "chat");
   rag::AnswerPipeline pipeline(*collection->encoder, context.models->cross_encoder(),
                                requested_backends(body, context.models->backends()));
   auto kotae_part = [&](const rag::Answer& a) {

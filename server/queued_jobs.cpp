@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "server/conversation_store.h"
 #include "server/job_record.h"
 #include "server/json_log.h"
 
@@ -15,18 +14,6 @@ Result<JobStatus> parse_record(std::string_view text) {
   auto job = record.is_object() ? job_from_record(record) : std::nullopt;
   if (!job) return make_error(ErrorCode::corrupt, "a job record in PostgreSQL is not one");
   return std::move(*job);
-}
-
-// Runs `use` on a pooled queue, and once more on a fresh one when the first failed for want of Redis:
-// a pooled connection may have died with a Redis restart since it was last used.
-template <typename Use>
-auto with_queue(queue::WorkQueuePool& pool, Use use) -> decltype(use(std::declval<queue::WorkQueue&>())) {
-  for (int attempt = 0;; ++attempt) {
-    auto lease = pool.acquire();
-    if (!lease) return lease.error();
-    auto result = use(**lease);
-    if (result || result.error().code != ErrorCode::unavailable || attempt > 0) return result;
-  }
 }
 
 }  // namespace
@@ -50,14 +37,7 @@ QueuedJobs::QueuedJobs(std::shared_ptr<store::PgPool> pool, std::shared_ptr<queu
                        QueuedJobsOptions options)
     : pool_(std::move(pool)), queue_(std::move(queue)), options_(options) {}
 
-Result<queue::QueueStats> QueuedJobs::stats() {
-  std::lock_guard lock(stats_mutex_);
-  const auto now = std::chrono::steady_clock::now();
-  if (stats_ && now - stats_at_ < options_.stats_ttl) return *stats_;
-  stats_ = KOTAE_TRY_VALUE(with_queue(*queue_, [](queue::WorkQueue& queue) { return queue.stats(); }));
-  stats_at_ = now;
-  return *stats_;
-}
+Result<queue::QueueStats> QueuedJobs::stats() { return queue_->stats(options_.stats_ttl); }
 
 Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::string& collection,
                                      const std::vector<UploadedFile>& files, queue::Priority priority) {
@@ -97,7 +77,7 @@ Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::strin
   std::vector<queue::Fields> entries;
   for (std::size_t i = 0; i < files.size(); ++i) entries.push_back({{kJobField, job.id}, {kFileField, std::to_string(i)}});
   // Sent again after a lost reply, an entry may be queued twice: the second finds its file done.
-  auto queued = with_queue(*queue_, [&](queue::WorkQueue& queue) { return queue.enqueue_all(priority, tenant, entries); });
+  auto queued = queue_->with_queue([&](queue::WorkQueue& queue) { return queue.enqueue_all(priority, tenant, entries); });
   if (!queued) {  // never acknowledged: nothing of it stays
     if (auto lease = pool_->acquire()) (void)(*lease)->query("DELETE FROM jobs WHERE id = $1", store::PgParams().add(job.id));
     return queued.error();

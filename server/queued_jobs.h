@@ -10,7 +10,6 @@
 #include <functional>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,6 +55,7 @@ class QueuedJobs {
   // The queue's figures, at most stats_ttl old.
   Result<queue::QueueStats> stats();
   const std::string& queue_name() const { return queue_->options().name; }
+  const std::shared_ptr<queue::WorkQueuePool>& queues() const { return queue_; }
 
   // Worker side. The file's bytes with the job, the file marked indexing (attempt `attempt`); nullopt
   // when there is nothing to do: the file is done already (a second delivery of its entry) or its job
@@ -78,9 +78,6 @@ class QueuedJobs {
   std::shared_ptr<store::PgPool> pool_;
   std::shared_ptr<queue::WorkQueuePool> queue_;
   QueuedJobsOptions options_;
-  std::mutex stats_mutex_;
-  std::optional<queue::QueueStats> stats_;
-  std::chrono::steady_clock::time_point stats_at_;
 };
 
 // Whether a job's file needs no more work.

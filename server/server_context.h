@@ -9,6 +9,7 @@
 
 #include "rag/answer_cache.h"
 #include "server/api_limits.h"
+#include "server/ask_tasks.h"
 #include "server/collection_registry.h"
 #include "server/conversation_store.h"
 #include "server/ingest_jobs.h"
@@ -28,6 +29,8 @@ struct ServerContext {
   std::unique_ptr<IngestJobs> jobs;
   std::shared_ptr<SharedJobRecords> shared_jobs;  // over a shared store: every replica's jobs
   std::shared_ptr<QueuedJobs> queued_jobs;        // with a work queue: uploads go to the workers
+  std::shared_ptr<queue::WorkQueuePool> answer_queues;  // with a work queue: answer tasks (for /metrics)
+  std::shared_ptr<AskTasks> ask_tasks;            // set at start: questions asked with "async"
   std::unique_ptr<rag::AnswerCache> answer_cache;
   ServerMetrics metrics;
   const WorkPool* work = nullptr;  // for its queue gauges

@@ -13,108 +13,18 @@ namespace {
 using server::log_event;
 using Milliseconds = std::chrono::milliseconds;
 
-constexpr Milliseconds kReconnectWait{1000};  // after Redis or PostgreSQL was out of reach
-
-// How often a thread looks for abandoned entries, and the heartbeat for held ones: well inside the
-// claim time, so a live worker's entry is never taken from it.
-Milliseconds claim_period(const queue::WorkQueueOptions& q) {
-  return std::clamp(q.claim_idle / 4, Milliseconds(50), Milliseconds(5000));
-}
+constexpr Milliseconds kReconnectWait{1000};  // after PostgreSQL was out of reach
 
 }  // namespace
 
 IngestWorker::IngestWorker(IngestWorkerOptions options, server::CollectionRegistry& collections,
                            server::QueuedJobs& jobs)
-    : options_(std::move(options)), collections_(collections), jobs_(jobs) {
-  const std::size_t threads = std::max<std::size_t>(options_.concurrency, 1);
-  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this, i] { work(i); });
-  threads_.emplace_back([this] { heartbeat(); });
-}
-
-IngestWorker::~IngestWorker() { stop(); }
-
-void IngestWorker::stop() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  stopped_.notify_all();
-  for (auto& t : threads_) {
-    if (t.joinable()) t.join();
-  }
-}
-
-bool IngestWorker::sleep_unless_stopped(Milliseconds time) {
-  std::unique_lock lock(mutex_);
-  return !stopped_.wait_for(lock, time, [this] { return stopping_.load(); });
-}
-
-std::string IngestWorker::consumer(std::size_t thread) const {
-  return options_.consumer + "-" + std::to_string(thread);
-}
-
-void IngestWorker::hold(std::size_t thread, const queue::QueueEntry* entry) {
-  std::lock_guard lock(mutex_);
-  if (entry) held_[thread] = *entry;
-  else held_.erase(thread);
-}
-
-void IngestWorker::heartbeat() {
-  std::unique_ptr<queue::WorkQueue> queue;
-  while (sleep_unless_stopped(claim_period(options_.queue))) {
-    std::map<std::size_t, queue::QueueEntry> held;
-    {
-      std::lock_guard lock(mutex_);
-      held = held_;
-    }
-    if (held.empty()) continue;
-    if (!queue || queue->broken()) {
-      auto connection = queue::RedisConnection::connect(options_.queue_url);
-      if (!connection) continue;
-      queue = std::make_unique<queue::WorkQueue>(std::move(*connection), options_.queue);
-    }
-    for (const auto& [thread, entry] : held) (void)queue->extend({entry}, consumer(thread));
-  }
-}
-
-void IngestWorker::work(std::size_t thread) {
-  const std::string me = consumer(thread);
-  std::unique_ptr<queue::WorkQueue> queue;
-  auto next_claim = std::chrono::steady_clock::now();
-  while (!stopping_) {
-    if (!queue || queue->broken()) {
-      auto connection = queue::RedisConnection::connect(options_.queue_url);
-      if (!connection) {
-        connected_ = false;
-        log_event("queue_unavailable", {{"consumer", me}, {"reason", connection.error().message}});
-        sleep_unless_stopped(kReconnectWait);
-        continue;
-      }
-      queue = std::make_unique<queue::WorkQueue>(std::move(*connection), options_.queue);
-    }
-    Result<std::vector<queue::QueueEntry>> entries = std::vector<queue::QueueEntry>();
-    if (std::chrono::steady_clock::now() >= next_claim) {
-      entries = queue->claim_abandoned(me, 1);
-      next_claim = std::chrono::steady_clock::now() + claim_period(options_.queue);
-    }
-    if (entries && entries->empty()) entries = queue->take(me, options_.block);
-    if (!entries) {
-      connected_ = false;
-      log_event("queue_unavailable", {{"consumer", me}, {"reason", entries.error().message}});
-      sleep_unless_stopped(kReconnectWait);
-      continue;
-    }
-    connected_ = true;
-    for (const auto& entry : *entries) {
-      if (stopping_) break;  // not begun: another worker claims it after the claim time
-      hold(thread, &entry);
-      ++counters_.busy;
-      handle(*queue, entry);
-      --counters_.busy;
-      hold(thread, nullptr);
-    }
-  }
-}
+    : options_(std::move(options)),
+      collections_(collections),
+      jobs_(jobs),
+      consumer_({.queue_url = options_.queue_url, .queue = options_.queue, .threads = options_.concurrency,
+                 .consumer = options_.consumer, .block = options_.block},
+                [this](queue::WorkQueue& queue, const queue::QueueEntry& entry) { handle(queue, entry); }) {}
 
 void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entry) {
   const auto field = [&](const char* name) {
@@ -133,13 +43,13 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   auto retry = [&](const std::string& why) {  // left pending: claimed again after its backoff
     ++counters_.retried;
     log_event("file_retry", {{"where", where}, {"reason", why}});
-    if (auto recorded = jobs_.retry_file(job_id, file, why); !recorded) sleep_unless_stopped(kReconnectWait);
+    if (auto recorded = jobs_.retry_file(job_id, file, why); !recorded) consumer_.sleep_unless_stopped(kReconnectWait);
   };
 
   if (queue.exhausted(entry)) {
     auto last = jobs_.last_error(job_id, file);
     if (!last) {
-      sleep_unless_stopped(kReconnectWait);
+      consumer_.sleep_unless_stopped(kReconnectWait);
       return;
     }
     const std::string reason = "gave up after " + std::to_string(entry.attempts - 1) + " attempts: " +

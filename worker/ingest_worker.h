@@ -13,18 +13,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
-#include <vector>
 
-#include "queue/work_queue.h"
 #include "server/collection_registry.h"
 #include "server/queued_jobs.h"
+#include "worker/queue_consumer.h"
 
 namespace kotae::worker {
 
@@ -39,38 +34,28 @@ struct IngestWorkerOptions {
 
 struct WorkerCounters {
   std::atomic<std::uint64_t> indexed{0}, unchanged{0}, failed{0}, retried{0}, dead_lettered{0}, chunks{0};
-  std::atomic<std::uint64_t> busy{0};  // files being worked on now
 };
 
 class IngestWorker {
  public:
   IngestWorker(IngestWorkerOptions options, server::CollectionRegistry& collections, server::QueuedJobs& jobs);
-  ~IngestWorker();  // stop()
 
   // Stops taking entries and waits for the files being indexed; entries taken but not begun are left
   // for other workers (claimed after the claim time).
-  void stop();
+  void stop() { consumer_.stop(); }
   // The last round trip to Redis succeeded.
-  bool ready() const { return connected_.load(); }
+  bool ready() const { return consumer_.ready(); }
   const WorkerCounters& counters() const { return counters_; }
+  std::size_t busy() const { return consumer_.busy(); }  // files being indexed now
 
  private:
-  void work(std::size_t thread);
-  void heartbeat();
   void handle(queue::WorkQueue& queue, const queue::QueueEntry& entry);
-  void hold(std::size_t thread, const queue::QueueEntry* entry);  // null: holds nothing
-  std::string consumer(std::size_t thread) const;
-  bool sleep_unless_stopped(std::chrono::milliseconds time);
 
   IngestWorkerOptions options_;
   server::CollectionRegistry& collections_;
   server::QueuedJobs& jobs_;
   WorkerCounters counters_;
-  std::atomic<bool> stopping_{false}, connected_{false};
-  std::mutex mutex_;
-  std::condition_variable stopped_;
-  std::map<std::size_t, queue::QueueEntry> held_;  // per thread, the entry it works on
-  std::vector<std::thread> threads_;
+  QueueConsumer consumer_;  // last: its threads start once the rest is made
 };
 
 }  // namespace kotae::worker

@@ -1,8 +1,8 @@
 #pragma once
 // What a worker process answers on its status port (--listen), for probes and Prometheus:
 //   GET /healthz  the process answers
-//   GET /readyz   200 while it reaches Redis and PostgreSQL, 503 while it cannot
-//   GET /metrics  its files by outcome, retries, dead letters, chunks, and the queue's figures
+//   GET /readyz   200 while it reaches what it needs (Redis; PostgreSQL for ingestion), 503 while it cannot
+//   GET /metrics  its work by outcome (files, or answers), and the queue's figures
 
 #include <functional>
 #include <memory>
@@ -15,11 +15,10 @@
 namespace kotae::worker {
 
 // Listens on HOST:PORT until destroyed; `ready` says whether the worker reaches what it needs, and
-// `queue_metrics` gives the queue's figures as text ("" when Redis is out of reach).
+// `metrics` gives the Prometheus text (the worker's figures, then the queue's).
 Result<std::unique_ptr<server::HttpServer>> serve_status(const std::string& host, unsigned short port,
-                                                         const IngestWorker& worker, std::function<bool()> ready,
-                                                         std::function<std::string()> queue_metrics);
+                                                         std::function<bool()> ready, std::function<std::string()> metrics);
 
-std::string worker_metrics_text(const WorkerCounters& counters);
+std::string ingest_metrics_text(const IngestWorker& worker);
 
 }  // namespace kotae::worker

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <set>
@@ -96,6 +97,27 @@ TEST_F(WorkQueueTest, OneTenantsFloodDoesNotStarveAnother) {
   for (const auto& entry : *taken) tenants.insert(entry.stream.substr(entry.stream.rfind(':') + 1));
   EXPECT_EQ(tenants, (std::set<std::string>{"flood", "quiet"}));
   EXPECT_EQ(taken->size(), 2u);
+}
+
+// An answer worker takes one task at a time: the cap holds, and the tenants still take turns.
+TEST_F(WorkQueueTest, ACappedTakeGivesTenantsTurns) {
+  auto q = queue();
+  for (int i = 0; i < 50; ++i) ASSERT_OK(q.enqueue(Priority::interactive, "flood", {{"n", std::to_string(i)}}));
+  ASSERT_OK(q.enqueue(Priority::interactive, "quiet", {{"n", "mine"}}));
+  std::vector<std::string> tenants;
+  for (int i = 0; i < 2; ++i) {
+    auto taken = q.take("w", std::chrono::milliseconds(0), 1);
+    ASSERT_OK(taken);
+    ASSERT_EQ(taken->size(), 1u);
+    EXPECT_EQ((*taken)[0].attempts, 1);
+    tenants.push_back((*taken)[0].stream.substr((*taken)[0].stream.rfind(':') + 1));
+  }
+  std::sort(tenants.begin(), tenants.end());
+  EXPECT_EQ(tenants, (std::vector<std::string>{"flood", "quiet"})) << "the quiet tenant's task within the first two";
+  auto stats = q.stats();
+  ASSERT_OK(stats);
+  EXPECT_EQ(stats->pending, 2);
+  EXPECT_EQ(stats->waiting, 49);
 }
 
 TEST_F(WorkQueueTest, ADeadConsumersEntriesAreClaimedThenDeadLetteredAfterTheirAttempts) {

@@ -12,6 +12,10 @@ GROUP:
              indexed exactly once, every job finished); Redis SIGKILLed and restarted (no acknowledged
              file lost); a poison file (over its time budget at every attempt) dead-lettered with its
              reason while the other files of its job index
+  answers    `kotae worker --answers` generates what replicas queue (a tiny random-weight GGUF written
+             by $KOTAE_WRITE_TINY_GGUF): the same Server-Sent Events as /v1/ask, "async": true and
+             GET /v1/tasks/{id} on the other replica, a question whose client went away dropped unstarted,
+             no worker or a silent one (the next back-end answers), a worker SIGKILLed mid-answer
 Python standard library only. Prints a line per check and "N passed, N failed"; exit 1 on a failure.
 """
 import json
@@ -135,11 +139,12 @@ def exactly_once(pg, collection):
     return documents, chunks, promised, duplicates
 
 
-def sse_events(port, path, headers, timeout=120):
-    """The (event, data) pairs of a Server-Sent Events stream, read to its end."""
+def sse_events(port, path, headers, timeout=120, method="GET", body=None, on_event=None):
+    """The (event, data) pairs of a Server-Sent Events stream, read to its end; on_event(name, data) sees
+    each as it comes."""
     import http.client
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
-    connection.request("GET", path, headers=headers)
+    connection.request(method, path, body=body, headers=headers)
     response = connection.getresponse()
     events, name = [], None
     for raw in response:
@@ -148,6 +153,8 @@ def sse_events(port, path, headers, timeout=120):
             name = line[7:]
         elif line.startswith("data: "):
             events.append((name, json.loads(line[6:])))
+            if on_event:
+                on_event(name, events[-1][1])
     connection.close()
     return response.status, events
 
@@ -309,6 +316,139 @@ def faults(checks, binary, data, work, pg, redis):
     checks.check("SIGTERM: worker and replica exit 0", survivor.stop() == 0 and a.stop() == 0)
 
 
+def ask_events(port, body, on_event=None):
+    """POST /v1/ask with "stream": true: the (event, data) pairs; on_event(name, data) sees each as it comes."""
+    return sse_events(port, "/v1/ask", {"Content-Type": "application/json"}, method="POST",
+                      body=json.dumps(dict(body, stream=True)), on_event=on_event)[1]
+
+
+def metric(port, line_start):
+    """The value of the first /metrics line that starts with `line_start`, or None."""
+    text = request(port, "GET", "/metrics")[1].decode()
+    for line in text.splitlines():
+        if line.startswith(line_start):
+            return float(line.rsplit(" ", 1)[1])
+    return None
+
+
+def answers(checks, binary, data, work, pg, redis, fixture):
+    url, queue = pg.start(), redis.start()
+    copied = kotae(binary, "store", "copy", "--from", fixture, "--to", url, "--collection", "faq")
+    checks.check("the faq collection copied into PostgreSQL", copied.returncode == 0, copied.stderr[-300:])
+    flags = ["--queue", queue, "--backend", "workers", "--backend", "extractive", "--answer-wait", "3",
+             "--answer-silence", "20", "--context", "4096"]
+    a = replica(binary, data, work, "a", url, flags)
+    b = replica(binary, data, work, "b", url, flags)
+    # The answer workers' own data folder: only the generation model (they need no embedder).
+    worker_data = os.path.join(work, "worker-data")
+    os.makedirs(worker_data)
+    gguf = os.path.join(work, "tiny-chat.gguf")
+    subprocess.run([os.environ["KOTAE_WRITE_TINY_GGUF"], gguf, "4", "256", "512"], check=True)
+    added = kotae(binary, "model", "add", gguf, "--name", "tiny-chat", "--data", worker_data)
+    checks.check("kotae model add: the tiny GGUF installed for the workers", added.returncode == 0, added.stderr[-300:])
+    answer_flags = ["--answers", "--model", "tiny-chat", "--threads", "1", "--context", "4096", "--claim-idle", "2",
+                    "--listen", "127.0.0.1:0"]
+    # One source: the tiny model's tokens are single characters, so a prompt fitted to the replica's
+    # estimate of a real model's tokens (3.5 bytes each) would not fit its 4096 tokens of context.
+    question = {"collection": "faq", "question": "What is a Debian package?", "cache": False, "temperature": 0, "seed": 1,
+                "k": 1}
+
+    # No worker yet: the question waits --answer-wait, then the next back-end answers.
+    started = time.time()
+    status, answer = json_request(a.port, "POST", "/v1/ask", dict(question, max_tokens=16))
+    waited = time.time() - started
+    fallbacks = {f["backend"]: f["error"] for f in (answer or {}).get("fallbacks", [])}
+    checks.check("no answer worker: after --answer-wait the extractive back-end answers, saying why",
+                 status == 200 and answer["backend"] == "extractive" and 2.5 <= waited < 15 and
+                 "no answer worker started the task" in fallbacks.get("workers", ""), (status, waited, fallbacks))
+
+    w1 = worker(binary, worker_data, work, "answers1", pg, redis, answer_flags)
+    w1_port = log_events(work, "answers1", "listening")[0]["port"]
+    expired = wait_for(lambda: metric(w1_port, 'kotae_answer_tasks_total{outcome="expired"}') == 1, 10)
+    checks.check("the worker drops the task no one waits for any more, unstarted (expired)", expired is not None)
+
+    # Streamed: the same events /v1/ask sends, the pieces from the worker.
+    events = ask_events(a.port, dict(question, max_tokens=24))
+    names = [n for n, _ in events]
+    done = events[-1][1] if events else {}
+    checks.check("stream through the worker: sources, token..., citations, timings, done",
+                 names[:1] == ["sources"] and "token" in names and names[-3:] == ["citations", "timings", "done"] and
+                 "restart" not in names, names)
+    tokens = "".join(d["text"] for n, d in events if n == "token")
+    checks.check("done: backend workers, its text the tokens streamed, generation figures from the worker",
+                 done.get("backend") == "workers" and done.get("answer") and tokens.strip() and
+                 done["generation"]["generated_tokens"] > 0, {k: done.get(k) for k in ("backend", "generation")})
+
+    # Not streamed, on the other replica; then "async": true on A, the result read on B.
+    status, whole = json_request(b.port, "POST", "/v1/ask", dict(question, max_tokens=24))
+    checks.check("not streamed, on replica B: the same answer from the worker (greedy)",
+                 status == 200 and whole["backend"] == "workers" and whole["answer"] == done.get("answer"),
+                 (status, whole and whole.get("backend")))
+    status, task = json_request(a.port, "POST", "/v1/ask", dict(question, max_tokens=24, **{"async": True}))
+    checks.check("async: 202 with a task id, queued", status == 202 and task["id"].startswith("ask_") and
+                 task["status"] in ("queued", "running"), (status, task))
+    finished = wait_for(lambda: json_request(b.port, "GET", "/v1/tasks/" + task["id"])[1]["status"] == "succeeded", 60)
+    status, result = json_request(b.port, "GET", "/v1/tasks/" + task["id"])
+    checks.check("GET /v1/tasks/{id} on replica B: succeeded, with the answer as /v1/ask gives it",
+                 finished is not None and result["answer"]["backend"] == "workers" and
+                 result["answer"]["answer"] == done.get("answer") and "tenant" not in result, result)
+    status, missing = json_request(b.port, "GET", "/v1/tasks/ask_nosuchtask")
+    checks.check("GET /v1/tasks/{id} of no task: 404", status == 404, status)
+    status, refused = json_request(a.port, "POST", "/v1/ask", dict(question, stream=True, **{"async": True}))
+    checks.check("stream and async at once: 400", status == 400, status)
+
+    # A question whose client went away is dropped before the worker spends time on it: the worker is
+    # stopped (SIGSTOP) while the client gives up, then let go.
+    answered = metric(w1_port, 'kotae_answer_tasks_total{outcome="answered"}')
+    w1.process.send_signal(signal.SIGSTOP)
+    try:
+        request(a.port, "POST", "/v1/ask", json.dumps(dict(question, max_tokens=400)).encode(),
+                {"Content-Type": "application/json"}, timeout=1)
+    except Exception:
+        pass  # the client's timeout: it went away
+    time.sleep(0.6)  # the replica looks at its client every 200 ms
+    w1.process.send_signal(signal.SIGCONT)
+    dropped = wait_for(lambda: metric(w1_port, 'kotae_answer_tasks_total{outcome="client_gone"}') == 1, 15)
+    checks.check("client gone: the worker drops the task unstarted; nothing generated for it",
+                 dropped is not None and metric(w1_port, 'kotae_answer_tasks_total{outcome="answered"}') == answered,
+                 (dropped, answered))
+    status, metrics, _ = request(a.port, "GET", "/metrics")
+    checks.check("the replica's /metrics: the answer queue's figures",
+                 'kotae_queue_waiting{queue="kotae:answers",stream="kotae:answers:interactive:local"}' in metrics.decode())
+
+    # A worker SIGKILLed mid-answer: another claims its task after --claim-idle and says it failed (running
+    # it again would repeat what the client has), and the next back-end answers.
+    w2 = worker(binary, worker_data, work, "answers2", pg, redis, answer_flags)
+    w2_port = log_events(work, "answers2", "listening")[0]["port"]
+    by_port = {w1_port: w1, w2_port: w2}
+
+    def kill_the_generating_one(name, _):
+        if name == "token" and not killed:
+            for port, w in by_port.items():
+                if metric(port, "kotae_answer_busy") == 1:
+                    w.kill()
+                    killed.append(port)
+                    return
+    killed = []
+    started = time.time()
+    events = ask_events(a.port, dict(question, max_tokens=1500), on_event=kill_the_generating_one)
+    names = [n for n, _ in events]
+    done = events[-1][1] if events else {}
+    fallbacks = {f["backend"]: f["error"] for f in done.get("fallbacks", [])}
+    checks.check("a worker SIGKILLed mid-answer: restart, then the extractive answer, saying why",
+                 len(killed) == 1 and "restart" in names and done.get("backend") == "extractive" and
+                 "stopped mid-answer" in fallbacks.get("workers", ""), (killed, names[-4:], fallbacks))
+    survivor_port = next((p for p in by_port if p not in killed), None)
+    survivor = by_port.get(survivor_port)
+    checks.check("the other worker claimed the task and marked it abandoned, within seconds",
+                 metric(survivor_port, 'kotae_answer_tasks_total{outcome="abandoned"}') == 1 and time.time() - started < 20)
+    status, after = json_request(b.port, "POST", "/v1/ask", dict(question, max_tokens=8))
+    checks.check("the surviving worker answers the next question", status == 200 and after["backend"] == "workers",
+                 (status, after and after.get("backend")))
+    checks.check("SIGTERM: the surviving worker and the replicas exit 0",
+                 survivor and survivor.stop() == 0 and a.stop() == 0 and b.stop() == 0)
+
+
 def main():
     binary, fixture, group = sys.argv[1], sys.argv[2], sys.argv[3]
     work = tempfile.mkdtemp(prefix="kotae-queue-")
@@ -318,7 +458,10 @@ def main():
         data = os.path.join(work, "data")
         os.makedirs(data)
         os.symlink(os.path.realpath(os.path.join(fixture, "models")), os.path.join(data, "models"))
-        {"ingestion": ingestion, "faults": faults}[group](checks, binary, data, work, pg, redis)
+        if group == "answers":
+            answers(checks, binary, data, work, pg, redis, fixture)
+        else:
+            {"ingestion": ingestion, "faults": faults}[group](checks, binary, data, work, pg, redis)
     finally:
         for process in STARTED + WORKERS:
             if process.process and process.alive():

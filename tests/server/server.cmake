@@ -73,9 +73,10 @@ kotae_python_test_groups(HostileClients durable_ingestion_test.py 600 budgets cr
 # Replicas over PostgreSQL (tests/server/cluster_test.py): each group starts a PostgreSQL of its own
 # and two real `kotae serve` processes; see the file for what each group attacks.
 kotae_python_test_groups(Cluster cluster_test.py 600 replicas faults)
-# Ingestion through the Redis work queue (tests/server/queue_test.py): PostgreSQL, Redis, replicas
-# with --queue and `kotae worker` processes, all started by the test.
-kotae_python_test_groups(Queue queue_test.py 600 ingestion faults)
+# Ingestion and answers through the Redis work queue (tests/server/queue_test.py): PostgreSQL, Redis,
+# replicas with --queue and `kotae worker` processes, all started by the test.
+kotae_python_test_groups(Queue queue_test.py 600 ingestion faults answers)
+set_tests_properties(Queue.answers PROPERTIES ENVIRONMENT "KOTAE_WRITE_TINY_GGUF=$<TARGET_FILE:write_tiny_gguf>")
 add_test(NAME Cluster.script
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/cluster_script_test.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(Cluster.script PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
