@@ -1,5 +1,7 @@
 #include "queue/queued_generator.h"
 
+#include <cstdio>
+
 #include "core/random_id.h"
 #include "model/token_estimate.h"
 #include "queue/answer_task.h"
@@ -12,7 +14,11 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kPollMs = "200";  // how often a wait looks at its client (GenerationOptions::wanted)
 
-std::string seconds(std::chrono::milliseconds time) { return std::to_string(time.count() / 1000.0).substr(0, 4) + " s"; }
+std::string seconds(std::chrono::milliseconds time) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f s", static_cast<double>(time.count()) / 1000);
+  return text;
+}
 
 }  // namespace
 

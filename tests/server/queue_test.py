@@ -394,6 +394,9 @@ def answers(checks, binary, data, work, pg, redis, fixture):
                  result["answer"]["answer"] == done.get("answer") and "tenant" not in result, result)
     status, missing = json_request(b.port, "GET", "/v1/tasks/ask_nosuchtask")
     checks.check("GET /v1/tasks/{id} of no task: 404", status == 404, status)
+    huge = request(b.port, "GET", "/v1/tasks/ask_" + "a" * 100000)[0]
+    checks.check("GET /v1/tasks/{id} with a 100 kB id: a clear 4xx, and the replica goes on",
+                 400 <= huge < 500 and json_request(b.port, "GET", "/v1/tasks/" + task["id"])[0] == 200, huge)
     status, refused = json_request(a.port, "POST", "/v1/ask", dict(question, stream=True, **{"async": True}))
     checks.check("stream and async at once: 400", status == 400, status)
 
