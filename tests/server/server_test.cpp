@@ -27,11 +27,18 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+// Each case's server has a data folder of its own (the fixture's collections copied, its models linked):
+// cases run at once, and a server starting on a folder another uses would open the other's collections
+// and discard its uploads in flight as never acknowledged.
 class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fresh_temp_dir("kotae-server");
-    server_ = std::make_unique<KotaeServerProcess>(KOTAE_BINARY, std::vector<std::string>{"--data", KOTAE_SERVER_DATA,
+    const fs::path data = dir_ / "data";
+    fs::create_directories(data);
+    fs::copy(fs::path(KOTAE_SERVER_DATA) / "collections", data / "collections", fs::copy_options::recursive);
+    fs::create_symlink(fs::canonical(fs::path(KOTAE_SERVER_DATA) / "models"), data / "models");
+    server_ = std::make_unique<KotaeServerProcess>(KOTAE_BINARY, std::vector<std::string>{"--data", data.string(),
                                                    "--max-body-bytes", "200000"}, dir_ / "server.log");
     ASSERT_EQ(server_->error(), "");
   }
