@@ -74,7 +74,12 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
        "answer back-ends in order: llama, openai, workers (answer workers through --queue), extractive");
   flag("--model", b.model, "KOTAE_MODEL", "installed GGUF model for the llama back-end (kotae model add)");
   flag("--chat-template", b.chat_template, "KOTAE_CHAT_TEMPLATE", "llama.cpp built-in chat template");
-  flag("--context", b.context, "KOTAE_CONTEXT", "context tokens of the generator");
+  flag("--context", b.context, "KOTAE_CONTEXT", "context tokens of each of the generator's slots");
+  flag("--parallel", b.parallel, "KOTAE_PARALLEL",
+       "questions the local model answers at once, continuously batched (0: as many as its KV cache budget allows, up to 8)")
+      ->check(CLI::Range(0, 64));
+  flag("--max-queued-generations", b.max_queued, "KOTAE_MAX_QUEUED_GENERATIONS",
+       "questions waiting for one of the local model's slots; more are refused with 503 and Retry-After");
   flag("--threads", b.threads, "KOTAE_THREADS", "generation threads (0: all cores)");
   flag("--gpu-layers", b.gpu_layers, "KOTAE_GPU_LAYERS", "generator layers on the GPU (-1: all, 0: none; needs scripts/setup --cuda)");
   flag("--openai-url", b.openai_url, "KOTAE_OPENAI_URL", "OpenAI-compatible server, up to /v1");

@@ -29,9 +29,9 @@ struct GenerationOptions {
   std::optional<std::uint32_t> seed = {};  // unset: a random seed per request
   std::vector<std::string> stop = {};      // generation ends before the first of these; they are not returned
   bool ignore_end_of_turn = false;  // generate max_tokens whatever the model says (benchmarks; local models)
-  // Whose the KV cache this request leaves is: a later request reuses its prefix only when it names the
-  // same owner (the server: a tenant's conversation), so no tenant's timing or reused_prompt_tokens tells
-  // what another asked. Empty requests share with each other (one user: the CLI, benchmarks).
+  // Whose the KV cache this request leaves is: a later request reuses a prefix only where the same owner
+  // left it (the server: the tenant), so no tenant's timing or reused_prompt_tokens tells what another
+  // asked. Empty requests share with each other (one user: the CLI, benchmarks).
   std::string cache_owner = {};
   std::string tenant = {};  // whose request it is, where a queue keeps tenants' turns (answer workers)
   // Asked now and then while the answer is awaited (a queued request before its first piece): false
@@ -57,6 +57,9 @@ struct Generation {
   GenerationStats stats;
 };
 
+// Called exactly once, with the whole answer or why there is none.
+using GenerationDone = std::function<void(Result<Generation>)>;
+
 class Generator {
  public:
   virtual ~Generator() = default;
@@ -70,8 +73,17 @@ class Generator {
   // Tokens the chat format adds around each message, for budgeting.
   virtual std::size_t tokens_per_message() const { return 8; }
 
+  // Blocks the calling thread until the answer is whole; `on_piece` runs on the calling thread.
   virtual Result<Generation> generate(std::span<const ChatMessage> messages, const GenerationOptions& options,
                                       const TokenCallback& on_piece = {}) = 0;
+
+  // Starts the answer and returns at once where the back-end has a thread of its own (a local model's
+  // scheduler): `on_piece` and `on_done` then run on that thread, so they must not block. A back-end
+  // without one answers before returning (this default).
+  virtual void start(std::vector<ChatMessage> messages, GenerationOptions options, TokenCallback on_piece,
+                     GenerationDone on_done) {
+    on_done(generate(messages, options, on_piece));
+  }
 };
 
 }  // namespace kotae

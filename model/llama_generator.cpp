@@ -2,28 +2,21 @@
 
 #include <llama.h>
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <chrono>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
-#include <random>
+#include <optional>
 #include <thread>
 
-#include "core/assert.h"
 #include "model/llama_runtime.h"
-#include "model/stop_sequence_filter.h"
+#include "model/llama_scheduler.h"
 
 namespace kotae {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-llama_token argmax(const float* logits, int n) {
-  KOTAE_ASSERT(logits != nullptr);  // the last decoded token always has logits
-  return static_cast<llama_token>(std::max_element(logits, logits + n) - logits);
-}
 
 bool is_builtin_template(const std::string& name) {
   std::vector<const char*> names(static_cast<std::size_t>(llama_chat_builtin_templates(nullptr, 0)));
@@ -49,6 +42,30 @@ int apply_template(const std::string& tmpl, std::span<const ChatMessage> message
   return n;
 }
 
+// Bytes of KV cache one token takes in every layer (F16 keys and values).
+std::size_t kv_bytes_per_token(const llama_model* model) {
+  char arch[64] = {}, value[32] = {};
+  llama_model_meta_val_str(model, "general.architecture", arch, sizeof arch);
+  const int heads = std::max(llama_model_n_head(model), 1);
+  auto head_size = [&](const char* which) {
+    const std::string key = std::string(arch) + ".attention." + which;
+    if (llama_model_meta_val_str(model, key.c_str(), value, sizeof value) > 0) return std::max(std::atoi(value), 1);
+    return std::max(llama_model_n_embd(model) / heads, 1);
+  };
+  const auto per_layer = static_cast<std::size_t>(std::max(llama_model_n_head_kv(model), 1)) *
+                         static_cast<std::size_t>(head_size("key_length") + head_size("value_length")) * 2;
+  return per_layer * static_cast<std::size_t>(std::max(llama_model_n_layer(model), 1));
+}
+
+// As many slots as fit an eighth of the machine's memory (at most 4 GiB) of KV cache, from 1 to 8.
+int auto_slots(const llama_model* model, int context_length) {
+  const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const std::size_t memory = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (8ull << 30);
+  const std::size_t budget = std::min<std::size_t>(memory / 8, 4ull << 30);
+  const std::size_t per_slot = kv_bytes_per_token(model) * static_cast<std::size_t>(context_length);
+  return static_cast<int>(std::clamp<std::size_t>(budget / std::max<std::size_t>(per_slot, 1), 1, 8));
+}
+
 }  // namespace
 
 struct LlamaGenerator::State {
@@ -58,14 +75,11 @@ struct LlamaGenerator::State {
   std::string chat_template;  // a built-in name or the model's Jinja text (llama.cpp detects which)
   std::string name;
   std::size_t context_length = 0;
-  int batch = 512;
-  bool reuse_prefix = true;
   std::size_t message_overhead = 8;
-  std::mutex mutex;                 // one request at a time: the context is one stream of work
-  std::vector<llama_token> cached;  // the tokens whose KV cache sequence 0 holds, in order
-  std::string cached_owner;         // GenerationOptions::cache_owner of the request that left them
+  std::unique_ptr<LlamaScheduler> scheduler;  // the one thread that runs the context
 
   ~State() {
+    scheduler.reset();  // before the context it runs
     if (context) llama_free(context);
     if (model) llama_model_free(model);
   }
@@ -92,19 +106,23 @@ Result<std::unique_ptr<LlamaGenerator>> LlamaGenerator::load(const std::filesyst
   int context_length = std::max(options.context_length, 64);
   if (const int trained = llama_model_n_ctx_train(state->model); trained > 0) context_length = std::min(context_length, trained);
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  const int slots = std::clamp(options.parallel > 0 ? options.parallel : auto_slots(state->model, context_length), 1, 64);
   auto context_params = llama_context_default_params();
-  context_params.n_ctx = static_cast<uint32_t>(context_length);
-  context_params.n_batch = static_cast<uint32_t>(std::min(options.batch, context_length));
+  context_params.n_ctx = static_cast<uint32_t>(context_length) * static_cast<uint32_t>(slots);
+  context_params.n_batch = static_cast<uint32_t>(std::clamp(options.batch, slots + 1, context_length * slots));
   context_params.n_ubatch = context_params.n_batch;
-  context_params.n_seq_max = 1;
+  context_params.n_seq_max = static_cast<uint32_t>(slots);
+  context_params.kv_unified = false;  // each slot its own context_length of cache: one never crowds out another
   context_params.n_threads = threads;
   context_params.n_threads_batch = threads;
   context_params.swa_full = true;  // sliding-window models (Gemma 3) keep a cache a prefix can be cut back to
   state->context = llama_init_from_model(state->model, context_params);
   if (!state->context) return make_error(ErrorCode::model, "llama.cpp cannot create a context for " + gguf.string());
-  state->context_length = llama_n_ctx(state->context);
-  state->batch = static_cast<int>(context_params.n_batch);
-  state->reuse_prefix = options.reuse_prefix;
+  state->scheduler = std::make_unique<LlamaScheduler>(
+      state->context, state->vocab,
+      SchedulerOptions{.slots = slots, .batch = static_cast<int>(context_params.n_batch), .max_queued = options.max_queued,
+                       .reuse_prefix = options.reuse_prefix});
+  state->context_length = state->scheduler->slot_context();
 
   if (!options.chat_template.empty()) {
     if (!is_builtin_template(options.chat_template)) {
@@ -158,113 +176,87 @@ std::vector<std::int32_t> LlamaGenerator::tokenize(std::string_view text, bool s
   return tokens;
 }
 
-void LlamaGenerator::reset_cache() {
-  std::lock_guard lock(state_->mutex);
-  llama_memory_clear(llama_get_memory(state_->context), true);
-  state_->cached.clear();
+void LlamaGenerator::reset_cache() { state_->scheduler->clear_cache(); }
+
+int LlamaGenerator::slots() const { return static_cast<int>(llama_n_seq_max(state_->context)); }
+
+Result<std::vector<std::int32_t>> LlamaGenerator::prompt_tokens(std::span<const ChatMessage> messages) const {
+  if (messages.empty()) return make_error(ErrorCode::invalid_argument, "no messages to answer");
+  const std::string text = KOTAE_TRY_VALUE(format_chat(messages));
+  std::vector<llama_token> prompt = tokenize(text, true);
+  if (prompt.empty()) return make_error(ErrorCode::invalid_argument, "the prompt has no tokens");
+  if (prompt.size() >= state_->context_length) {
+    return make_error(ErrorCode::invalid_argument, "the prompt has " + std::to_string(prompt.size()) +
+                                                       " tokens; the model's context holds " + std::to_string(state_->context_length));
+  }
+  return prompt;
 }
 
+void LlamaGenerator::start(std::vector<ChatMessage> messages, GenerationOptions options, TokenCallback on_piece,
+                           GenerationDone on_done) {
+  auto prompt = prompt_tokens(messages);
+  if (!prompt) return on_done(prompt.error());
+  state_->scheduler->submit({std::move(*prompt), std::move(options), std::move(on_piece), std::move(on_done)});
+}
+
+// The scheduler's pieces are handed to the calling thread, which runs `on_piece`: a slow caller never
+// holds up the other slots.
 Result<Generation> LlamaGenerator::generate(std::span<const ChatMessage> messages, const GenerationOptions& options,
                                             const TokenCallback& on_piece) {
-  if (messages.empty()) return make_error(ErrorCode::invalid_argument, "no messages to answer");
-  auto prompt_text = format_chat(messages);
-  if (!prompt_text) return prompt_text.error();
-  std::lock_guard lock(state_->mutex);
-  State& s = *state_;
-  const auto start = Clock::now();
-  const std::vector<llama_token> prompt = tokenize(*prompt_text, true);
-  if (prompt.empty()) return make_error(ErrorCode::invalid_argument, "the prompt has no tokens");
-  if (prompt.size() >= s.context_length) {
-    return make_error(ErrorCode::invalid_argument, "the prompt has " + std::to_string(prompt.size()) +
-                                                       " tokens; the model's context holds " + std::to_string(s.context_length));
-  }
-
-  // Keep the KV cache of the longest prefix shared with the previous request; decode only the rest.
-  // At least the last prompt token is decoded again: its logits start the answer.
-  llama_memory_t memory = llama_get_memory(s.context);
-  std::size_t keep = 0;
-  if (s.reuse_prefix && s.cached_owner == options.cache_owner) {
-    const auto limit = std::min(s.cached.size(), prompt.size() - 1);
-    while (keep < limit && s.cached[keep] == prompt[keep]) ++keep;
-  }
-  if (keep == 0 || !llama_memory_seq_rm(memory, 0, static_cast<llama_pos>(keep), -1)) {
-    llama_memory_clear(memory, true);
-    keep = 0;
-  }
-  s.cached.resize(keep);
-  s.cached_owner = options.cache_owner;
-
-  auto decode = [&](const llama_token* tokens, std::size_t n) -> Result<void> {
-    std::vector<llama_token> copy(tokens, tokens + n);  // llama_batch_get_one takes a mutable pointer
-    if (const int rc = llama_decode(s.context, llama_batch_get_one(copy.data(), static_cast<int32_t>(n))); rc != 0) {
-      llama_memory_clear(memory, true);
-      s.cached.clear();
-      return make_error(ErrorCode::model, "llama_decode failed with code " + std::to_string(rc));
-    }
-    s.cached.insert(s.cached.end(), tokens, tokens + n);
-    return {};
+  struct Relay {
+    std::mutex mutex;
+    std::condition_variable ready;
+    std::deque<std::string> pieces;
+    std::optional<Result<Generation>> done;
   };
-  for (std::size_t at = keep; at < prompt.size(); at += static_cast<std::size_t>(s.batch)) {
-    if (auto ok = decode(prompt.data() + at, std::min(prompt.size() - at, static_cast<std::size_t>(s.batch))); !ok) {
-      return ok.error();
+  auto relay = std::make_shared<Relay>();
+  auto cancelled = std::make_shared<std::atomic<bool>>(false);
+  TokenCallback forward;
+  if (on_piece) {
+    forward = [relay](std::string_view piece) {
+      {
+        std::lock_guard lock(relay->mutex);
+        relay->pieces.emplace_back(piece);
+      }
+      relay->ready.notify_one();
+      return true;
+    };
+  }
+  auto finished = [relay](Result<Generation> result) {
+    {
+      std::lock_guard lock(relay->mutex);
+      relay->done.emplace(std::move(result));
     }
-  }
-
-  auto chain_params = llama_sampler_chain_default_params();
-  chain_params.no_perf = true;
-  std::unique_ptr<llama_sampler, decltype(&llama_sampler_free)> sampler(llama_sampler_chain_init(chain_params),
-                                                                        &llama_sampler_free);
-  if (options.temperature > 0.0f) {
-    llama_sampler_chain_add(sampler.get(), llama_sampler_init_top_p(options.top_p, 1));
-    llama_sampler_chain_add(sampler.get(), llama_sampler_init_temp(options.temperature));
-    llama_sampler_chain_add(sampler.get(), llama_sampler_init_dist(options.seed ? *options.seed : std::random_device{}()));
-  }
-
-  Generation result;
-  result.stats.prompt_tokens = prompt.size();
-  result.stats.reused_prompt_tokens = keep;
-  result.stats.finish_reason = "length";
-  StopSequenceFilter filter(options.stop);
-  auto emit = [&](const std::string& text) {
-    if (text.empty()) return true;
-    result.text += text;
-    return !on_piece || on_piece(text);
+    relay->ready.notify_one();
   };
-  Clock::time_point first_token{};
-  const std::size_t room = s.context_length - prompt.size();
-  const std::size_t max_tokens = std::min(static_cast<std::size_t>(std::max(options.max_tokens, 0)), room);
-  char piece[256];
-  const bool greedy = options.temperature <= 0.0f;
-  const int vocab_size = llama_vocab_n_tokens(s.vocab);
-  for (std::size_t i = 0; i < max_tokens; ++i) {
-    // Greedy needs no candidate list: the sampler would copy every logit (262k for Gemma) per token.
-    const llama_token token = greedy ? argmax(llama_get_logits_ith(s.context, -1), vocab_size)
-                                     : llama_sampler_sample(sampler.get(), s.context, -1);
-    if (i == 0) {
-      first_token = Clock::now();
-      result.stats.prompt_ms = ms_since(start);
+  auto prompt = prompt_tokens(messages);
+  if (!prompt) return prompt.error();
+  state_->scheduler->submit({std::move(*prompt), options, std::move(forward), std::move(finished), cancelled});
+
+  bool stopped_by_caller = false;
+  std::string delivered;  // the answer up to where the caller stopped it
+  std::unique_lock lock(relay->mutex);
+  while (true) {
+    relay->ready.wait(lock, [&] { return !relay->pieces.empty() || relay->done; });
+    while (!relay->pieces.empty()) {
+      std::string piece = std::move(relay->pieces.front());
+      relay->pieces.pop_front();
+      if (stopped_by_caller) continue;
+      lock.unlock();
+      delivered += piece;
+      if (!on_piece(piece)) {
+        stopped_by_caller = true;
+        cancelled->store(true);
+      }
+      lock.lock();
     }
-    if (!options.ignore_end_of_turn && llama_vocab_is_eog(s.vocab, token)) {
-      result.stats.finish_reason = "stop";
-      break;
-    }
-    ++result.stats.generated_tokens;
-    const int n = llama_token_to_piece(s.vocab, token, piece, sizeof piece, 0, false);
-    const bool keep_going = emit(filter.push(std::string_view(piece, n > 0 ? static_cast<std::size_t>(n) : 0)));
-    if (filter.stopped()) {
-      result.stats.finish_reason = "stop";
-      break;
-    }
-    if (!keep_going) {
-      result.stats.finish_reason = "cancelled";
-      break;
-    }
-    if (i + 1 < max_tokens) {
-      if (auto ok = decode(&token, 1); !ok) return ok.error();
-    }
+    if (relay->done && relay->pieces.empty()) break;
   }
-  if (result.stats.finish_reason != "cancelled") emit(filter.finish());
-  if (first_token != Clock::time_point{}) result.stats.generation_ms = ms_since(first_token);
+  Result<Generation> result = std::move(*relay->done);
+  if (result && stopped_by_caller) {
+    result->text = std::move(delivered);
+    result->stats.finish_reason = "cancelled";
+  }
   return result;
 }
 

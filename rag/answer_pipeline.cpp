@@ -183,6 +183,8 @@ Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Colle
       return send(AnswerEvent::Kind::token, piece);
     });
     if (!generated) {
+      // A busy model is not a broken one: the client is told to retry rather than given a lesser answer.
+      if (generated.error().code == ErrorCode::overloaded) return generated.error();
       answer.fallbacks.push_back({backend.name, generated.error().message});
       continue;
     }

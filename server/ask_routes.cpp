@@ -75,7 +75,7 @@ void add_ask_routes(Router& router, ServerContext& context) {
     const bool async = bool_field(body, "async", false);
     if (stream && async) throw bad_request("\"stream\" and \"async\" cannot both be true");
     AskCall ask = read_ask(body, call, context);
-    on_behalf_of(ask.options.generation, call, ask.conversation_id, async);
+    on_behalf_of(ask.options.generation, call, async);
 
     nlohmann::json record;  // an async question's (server/ask_tasks.h)
     auto run = [&] {

@@ -68,7 +68,7 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
                    "\"collection\" for a grounded answer, which the extractive back-end can give"};
   }
   auto options = answer_options(body, context.limits).generation;
-  on_behalf_of(options, call, "chat");  // a client resends the history: KV reuse within the tenant only
+  on_behalf_of(options, call);  // a client resends the history: KV reuse within the tenant only
   if (!stream) {
     auto generated = value_or_throw(generator->generate(messages, options));
     return call.responder->send(json_response(200, completion.whole(generated.text, generated.stats.finish_reason, generated.stats)));
@@ -103,7 +103,7 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
     }
   }
   auto options = answer_options(body, context.limits);
-  on_behalf_of(options.generation, call, "chat");
+  on_behalf_of(options.generation, call);
   rag::AnswerPipeline pipeline(*collection->encoder, context.models->cross_encoder(),
                                requested_backends(body, context.models->backends()));
   auto kotae_part = [&](const rag::Answer& a) {

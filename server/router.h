@@ -23,11 +23,11 @@ struct Call {
   TenantQuota quota;  // the caller's key's; none in open mode
 };
 
-// Generation on the caller's behalf: KV cache reuse only within `cache_owner` (the tenant's conversation),
-// the tenant's turn in the answer queue, and given up when the client goes away (unless `detached`: an
-// async question, whose client leaves by design).
-inline void on_behalf_of(GenerationOptions& options, const Call& call, const std::string& cache_owner, bool detached = false) {
-  options.cache_owner = call.tenant + "/" + cache_owner;
+// Generation on the caller's behalf: KV cache reuse only within the tenant, the tenant's turn in the
+// answer queue, and given up when the client goes away (unless `detached`: an async question, whose
+// client leaves by design).
+inline void on_behalf_of(GenerationOptions& options, const Call& call, bool detached = false) {
+  options.cache_owner = call.tenant;
   options.tenant = call.tenant;
   if (!detached) options.wanted = [responder = call.responder] { return !responder->client_gone(); };
 }

@@ -102,7 +102,7 @@ class TenantIsolationTest : public ::testing::Test {
   static inline KotaeServerProcess* server_ = nullptr;
 };
 
-TEST_F(TenantIsolationTest, TheGeneratorsKvCacheIsReusedOnlyWithinATenantsConversation) {
+TEST_F(TenantIsolationTest, TheGeneratorsKvCacheIsReusedOnlyWithinATenant) {
   const auto first = ask("key-a");
   ASSERT_EQ(first["backend"], "llama.cpp") << first.dump();
   const auto follow_up = ask("key-a", first["conversation_id"]);
@@ -110,9 +110,10 @@ TEST_F(TenantIsolationTest, TheGeneratorsKvCacheIsReusedOnlyWithinATenantsConver
   // The same question over the same text from another tenant: the prompt matches alpha's token for token.
   const auto other_tenant = ask("key-b");
   EXPECT_EQ(other_tenant["generation"]["reused_prompt_tokens"], 0) << other_tenant["generation"].dump();
-  // ...and alpha's next conversation does not start from beta's (or its own other) cache either.
+  // ...while alpha's next conversation starts from alpha's own (its slot kept while beta's question ran
+  // in another): the same instructions and sources.
   const auto new_conversation = ask("key-a");
-  EXPECT_EQ(new_conversation["generation"]["reused_prompt_tokens"], 0);
+  EXPECT_GT(new_conversation["generation"]["reused_prompt_tokens"].get<int>(), 0) << new_conversation["generation"].dump();
 }
 
 TEST_F(TenantIsolationTest, ATenantSeesNoPathsOrUpstreamUrls) {
