@@ -23,6 +23,7 @@ class BatchedEncoder final : public Encoder {
   const text::WordPieceTokenizer& tokenizer() const override { return encoder_->tokenizer(); }
   std::size_t max_length() const override { return encoder_->max_length(); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
+  void embed_encoded_async(std::vector<text::Encoding> encodings, EmbeddingsDone done) const override;
   Result<RangeEmbeddings> embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
                                                     std::span<const std::vector<TokenRange>> ranges) const override {
     return encoder_->embed_encoded_with_ranges(encodings, ranges);

@@ -1,8 +1,9 @@
 #pragma once
 // The dynamic batcher shared by every model: requests from many threads wait in two queues
 // (interactive before bulk); one worker thread per model closes a batch when it is full (by count or
-// by summed tokens) or when the oldest request has waited the window, runs it, and fulfils each
-// caller's future. A full queue rejects at once with `overloaded` instead of growing without bound.
+// by summed tokens) or when the oldest request has waited the window, runs it, and answers each caller:
+// a future to wait on, or a callback (run on the worker thread, so it must not block). A full queue
+// rejects at once with `overloaded` instead of growing without bound.
 
 #include <cstddef>
 #include <condition_variable>
@@ -43,9 +44,18 @@ class DynamicBatcher {
   DynamicBatcher(const DynamicBatcher&) = delete;
   DynamicBatcher& operator=(const DynamicBatcher&) = delete;
 
+  using Done = std::function<void(Result<Response>)>;
+
   std::future<Result<Response>> submit(Request request, std::size_t cost, Priority priority = Priority::interactive) {
-    Pending pending{std::move(request), cost, Clock::now(), {}};
-    auto future = pending.promise.get_future();
+    auto promise = std::make_shared<std::promise<Result<Response>>>();
+    auto future = promise->get_future();
+    submit(std::move(request), cost, priority, [promise](Result<Response> r) { promise->set_value(std::move(r)); });
+    return future;
+  }
+
+  // `done` runs on the worker thread once the batch ran (or here, at once, when the queue is full).
+  void submit(Request request, std::size_t cost, Priority priority, Done done) {
+    Pending pending{std::move(request), cost, Clock::now(), std::move(done)};
     std::size_t depth = 0;
     {
       std::lock_guard lock(mutex_);
@@ -56,13 +66,12 @@ class DynamicBatcher {
         ++queued_items_;
         queued_cost_ += cost;
         wake_.notify_one();
-        return future;
+        return;
       }
     }
     if (observer_) observer_->on_rejected(depth);
-    pending.promise.set_value(make_error(
-        ErrorCode::overloaded, name_ + ": " + std::to_string(depth) + " requests are already waiting; retry shortly"));
-    return future;
+    pending.done(make_error(ErrorCode::overloaded,
+                            name_ + ": " + std::to_string(depth) + " requests are already waiting; retry shortly"));
   }
 
   std::size_t queue_depth() const {
@@ -83,7 +92,7 @@ class DynamicBatcher {
     Request request;
     std::size_t cost;
     Clock::time_point arrived;
-    std::promise<Result<Response>> promise;
+    Done done;
   };
 
   std::deque<Pending>& queue(Priority p) { return p == Priority::interactive ? interactive_ : bulk_; }
@@ -167,7 +176,13 @@ class DynamicBatcher {
     KOTAE_ASSERT(results.size() == batch.size());
     record.run_time = Clock::now() - start;
     if (observer_) observer_->on_batch(record);  // before callers resume, so metrics never lag answers
-    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].promise.set_value(std::move(results[i]));
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      try {
+        batch[i].done(std::move(results[i]));
+      } catch (const std::exception&) {
+        // a caller's callback failing is that caller's loss; the worker serves everyone else
+      }
+    }
   }
 
   const std::string name_;

@@ -15,6 +15,12 @@ std::future<Result<std::vector<float>>> EncoderBatcher::embed_encoded(text::Enco
   return batcher_.submit(std::move(encoding), cost, priority);
 }
 
+void EncoderBatcher::embed_encoded(text::Encoding encoding, Priority priority,
+                                   std::function<void(Result<std::vector<float>>)> done) {
+  const std::size_t cost = encoding.size();
+  batcher_.submit(std::move(encoding), cost, priority, std::move(done));
+}
+
 Result<Embeddings> EncoderBatcher::embed_all(std::span<const std::string> texts, Priority priority) {
   std::vector<std::future<Result<std::vector<float>>>> pending;
   pending.reserve(texts.size());

@@ -2,6 +2,7 @@
 // What the rest of Kotae sees of a sentence embedding model: text in, unit vectors out. Tokenisation
 // is separate from running the model so callers (and the batcher) can tokenise on their own threads.
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,6 +49,14 @@ class Encoder {
   // Longest input the model reads, special tokens included; longer texts are truncated.
   virtual std::size_t max_length() const = 0;
   virtual Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const = 0;
+
+  // embed_encoded without waiting, where the encoder has a thread of its own (the dynamic batcher's):
+  // `done` then runs on that thread, so it must not block. An encoder without one answers before
+  // returning (this default).
+  using EmbeddingsDone = std::function<void(Result<Embeddings>)>;
+  virtual void embed_encoded_async(std::vector<text::Encoding> encodings, EmbeddingsDone done) const {
+    done(embed_encoded(encodings));
+  }
 
   // embed_encoded, plus a vector per range pooled from the same run's token states: a sentence's
   // vector from tokens that saw its whole chunk ("late chunking"), at no extra model cost. Encoders

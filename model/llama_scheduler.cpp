@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <exception>
 #include <optional>
 #include <random>
 
@@ -16,6 +18,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Calls a request's on_done; what it throws stays here, for the thread serves every other request too.
+void answer(const GenerationDone& done, Result<Generation> result) {
+  try {
+    done(std::move(result));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kotae: a generation's completion failed: %s\n", e.what());
+  }
 }
 
 // How often a running request's `wanted` probe is asked (it may peek at a socket).
@@ -67,7 +78,11 @@ struct LlamaScheduler::Slot {
   bool emit(const std::string& text) {
     if (text.empty()) return true;
     result.text += text;
-    return !request.on_piece || request.on_piece(text);
+    try {
+      return !request.on_piece || request.on_piece(text);
+    } catch (const std::exception&) {
+      return false;  // a callback that throws cancels its request, never the scheduler's thread
+    }
   }
 };
 
@@ -150,7 +165,7 @@ void LlamaScheduler::run() {
     left.swap(queue_);
   }
   const Error stopped{ErrorCode::stopped, "the model was unloaded before it answered"};
-  for (auto& request : left) request.on_done(stopped);
+  for (auto& request : left) answer(request.on_done, stopped);
   for (auto& slot : slots_) {
     if (slot->busy) fail(*slot, stopped);
   }
@@ -314,13 +329,13 @@ void LlamaScheduler::finish(Slot& slot, std::string finish_reason) {
   if (slot.result.stats.finish_reason != "cancelled") slot.emit(slot.filter->finish());
   if (slot.first_token != Clock::time_point{}) slot.result.stats.generation_ms = ms_since(slot.first_token);
   auto result = std::move(slot.result);
-  release(slot)(std::move(result));
+  answer(release(slot), std::move(result));
 }
 
 void LlamaScheduler::fail(Slot& slot, const Error& error) {
   llama_memory_seq_rm(llama_get_memory(context_), slot.seq, -1, -1);
   slot.cached.clear();
-  release(slot)(error);
+  answer(release(slot), error);
 }
 
 GenerationDone LlamaScheduler::release(Slot& slot) {

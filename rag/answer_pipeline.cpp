@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+
+#include "core/assert.h"
 
 #include "rag/chunk_embedding.h"
 #include "rag/prompt_builder.h"
@@ -41,70 +44,68 @@ Source to_source(const search::SearchHit& hit, double relevance) {
 AnswerPipeline::AnswerPipeline(const Encoder& encoder, const Reranker* reranker, std::vector<AnswerBackend> backends)
     : encoder_(encoder), reranker_(reranker), backends_(std::move(backends)) {}
 
-// Sentence vectors come from the store; chunks stored without them (collections indexed before
-// sentences were kept) are pooled now, the same way ingestion does it.
-Result<CitedAnswer> AnswerPipeline::extract(std::span<const float> question, const store::Collection& collection,
-                                            std::span<const Source> sources, const ExtractiveOptions& options) const {
-  std::vector<std::int64_t> ids;
-  for (const auto& s : sources) ids.push_back(s.chunk_id);
-  auto sentences = collection.chunk_sentences(ids);
-  if (!sentences) return sentences.error();
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    if (!(*sentences)[i].empty()) continue;
-    auto pooled = embed_chunks(encoder_, std::span(&sources[i].text, 1));
-    if (!pooled) return pooled.error();
-    (*sentences)[i] = std::move(pooled->sentences[0]);
-  }
-  return extract_answer(question, sources, *sentences, options);
-}
+// One question on its way through the stages. The stages before generation run on the caller's thread;
+// generation, on a back-end's own thread where it has one (unless `blocking`: the caller's thread waits,
+// and every stage runs on it). A back-end that fails hands the question to the next through `post`.
+struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
+  const Encoder& encoder;
+  const Reranker* reranker;
+  std::vector<AnswerBackend> backends;
+  std::string question;
+  const store::Collection& collection;
+  AnswerOptions options;
+  Conversation* conversation;
+  Conversation no_history;
+  AnswerSink sink;
+  AnswerDone done;
+  Executor post;
+  bool blocking = false;
 
-Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Collection& collection,
-                                   const AnswerOptions& options, Conversation* conversation, const AnswerSink& sink) const {
-  const auto start = Clock::now();
-  if (question.find_first_not_of(" \t\r\n") == std::string_view::npos) {
-    return make_error(ErrorCode::invalid_argument, "the question is empty");
-  }
+  Clock::time_point start = Clock::now();
   Answer answer;
-  auto send = [&](AnswerEvent::Kind kind, std::string_view token = {}) {
-    return !sink || sink(AnswerEvent{kind, token, &answer});
-  };
+  std::vector<float> question_vector;
+  std::vector<Source> retrieved;
+  bool streamed = false;
+
+  Run(const AnswerPipeline& pipeline, std::string q, const store::Collection& c, AnswerOptions o, Conversation* history)
+      : encoder(pipeline.encoder_), reranker(pipeline.reranker_), backends(pipeline.backends_), question(std::move(q)),
+        collection(c), options(std::move(o)), conversation(history) {}
+
+  const Conversation& history() const { return conversation ? *conversation : no_history; }
+  bool send(AnswerEvent::Kind kind, std::string_view token = {}) { return !sink || sink(AnswerEvent{kind, token, &answer}); }
+
+  void number_in_rank_order() {
+    answer.sources = retrieved;
+    int next = history().next_source_number();
+    for (auto& s : answer.sources) s.number = next++;
+  }
 
   // Embed once: the vector serves retrieval, the relevance check and the extractive back-end.
-  auto retriever = search::HybridRetriever::create(collection, &encoder_, reranker_);
-  if (!retriever) return retriever.error();
-  const auto embed_start = Clock::now();
-  const std::string question_text(question);
-  auto embedded = encoder_.embed(std::span(&question_text, 1));
-  if (!embedded) return embedded.error();
-  const std::vector<float> question_vector = embedded->row_copy(0);
-  answer.timings.embed = ms_since(embed_start);
+  // Then retrieve; false when the documents do not cover the question.
+  Result<bool> retrieve() {
+    auto retriever = KOTAE_TRY_VALUE(search::HybridRetriever::create(collection, &encoder, reranker));
+    const auto embed_start = Clock::now();
+    auto embedded = KOTAE_TRY_VALUE(encoder.embed(std::span(&question, 1)));
+    question_vector = embedded.row_copy(0);
+    answer.timings.embed = ms_since(embed_start);
 
-  auto found = retriever->search_embedded(question, question_vector, options.search);
-  if (!found) return found.error();
-  answer.timings.rerank = found->timing.rerank;
-  answer.timings.retrieve = found->timing.total - found->timing.rerank;
-
-  std::vector<std::int64_t> ids;
-  for (const auto& hit : found->hits) ids.push_back(hit.chunk.id);
-  auto vectors = collection.embeddings(ids);
-  if (!vectors) return vectors.error();
-  std::vector<Source> retrieved;
-  double best_relevance = -1;
-  const std::size_t dimension = question_vector.size();
-  for (std::size_t i = 0; i < found->hits.size(); ++i) {
-    const double relevance = dot(question_vector, std::span<const float>(vectors->data() + i * dimension, dimension));
-    retrieved.push_back(to_source(found->hits[i], relevance));
-    best_relevance = std::max(best_relevance, relevance);
+    auto found = KOTAE_TRY_VALUE(retriever.search_embedded(question, question_vector, options.search));
+    answer.timings.rerank = found.timing.rerank;
+    answer.timings.retrieve = found.timing.total - found.timing.rerank;
+    std::vector<std::int64_t> ids;
+    for (const auto& hit : found.hits) ids.push_back(hit.chunk.id);
+    auto vectors = KOTAE_TRY_VALUE(collection.embeddings(ids));
+    double best_relevance = -1;
+    const std::size_t dimension = question_vector.size();
+    for (std::size_t i = 0; i < found.hits.size(); ++i) {
+      const double relevance = dot(question_vector, std::span<const float>(vectors.data() + i * dimension, dimension));
+      retrieved.push_back(to_source(found.hits[i], relevance));
+      best_relevance = std::max(best_relevance, relevance);
+    }
+    return !retrieved.empty() && best_relevance >= options.min_relevance;
   }
-  Conversation no_history;
-  const Conversation& history = conversation ? *conversation : no_history;
-  auto number_in_rank_order = [&] {
-    answer.sources = retrieved;
-    int next = history.next_source_number();
-    for (auto& s : answer.sources) s.number = next++;
-  };
 
-  auto finish = [&]() -> Result<Answer> {
+  void finish() {
     answer.timings.total = ms_since(start);
     send(AnswerEvent::Kind::citations);
     send(AnswerEvent::Kind::timings);
@@ -112,94 +113,153 @@ Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Colle
     if (conversation && answer.covered) {
       std::vector<Source> shown;  // sources first shown in this turn
       for (const auto& s : answer.sources) {
-        if (s.number >= history.next_source_number()) shown.push_back(s);
+        if (s.number >= history().next_source_number()) shown.push_back(s);
       }
-      conversation->turns.push_back({question_text, answer.text, std::move(shown)});
+      conversation->turns.push_back({question, answer.text, std::move(shown)});
     }
-    return std::move(answer);
-  };
+    done(std::move(answer));
+  }
 
-  if (retrieved.empty() || best_relevance < options.min_relevance) {
-    number_in_rank_order();
+  void not_covered() {
     answer.covered = false;
     answer.backend = "none";
     answer.text = kNotCovered;
-    send(AnswerEvent::Kind::sources);
-    send(AnswerEvent::Kind::token, answer.text);
-    return finish();
   }
 
-  bool streamed = false;
-  for (const auto& backend : backends_) {
-    if (!backend.unavailable.empty()) {
-      answer.fallbacks.push_back({backend.name, backend.unavailable});
-      continue;
-    }
-    if (streamed) {
-      send(AnswerEvent::Kind::restart);
-      streamed = false;
-    }
-    const auto stage_start = Clock::now();
-    if (!backend.generator) {  // extractive
-      number_in_rank_order();
-      send(AnswerEvent::Kind::sources);
-      auto extracted = extract(question_vector, collection, answer.sources, options.extractive);
-      if (!extracted) {
-        answer.fallbacks.push_back({backend.name, extracted.error().message});
+  // Tries the back-ends from `at` on until one answers (or is under way on its own thread).
+  void try_backends(std::size_t at) {
+    for (; at < backends.size(); ++at) {
+      const auto& backend = backends[at];
+      if (!backend.unavailable.empty()) {
+        answer.fallbacks.push_back({backend.name, backend.unavailable});
         continue;
       }
-      answer.timings.generate = ms_since(stage_start);
-      if (extracted->citations.empty()) {
-        answer.covered = false;
-        answer.backend = "none";
-        answer.text = kNotCovered;
-      } else {
-        answer.backend = backend.name;
-        answer.text = std::move(extracted->text);
-        answer.citations = std::move(extracted->citations);
+      if (streamed) {
+        send(AnswerEvent::Kind::restart);
+        streamed = false;
       }
-      answer.timings.first_token = ms_since(start);
-      send(AnswerEvent::Kind::token, answer.text);
-      return finish();
+      if (backend.generator ? generate(at) : extract(backend)) return;
     }
+    std::string reasons;
+    for (const auto& f : answer.fallbacks) reasons += (reasons.empty() ? "" : "; ") + f.backend + ": " + f.error;
+    done(make_error(ErrorCode::unsupported, "no back-end could answer (" + (reasons.empty() ? "none configured" : reasons) + ")"));
+  }
 
-    auto prompt = build_prompt(*backend.generator, question, retrieved, history,
+  // Sentence vectors come from the store; chunks stored without them (collections indexed before
+  // sentences were kept) are pooled now, the same way ingestion does it. False when it failed.
+  bool extract(const AnswerBackend& backend) {
+    const auto stage_start = Clock::now();
+    number_in_rank_order();
+    send(AnswerEvent::Kind::sources);
+    auto extracted = [&]() -> Result<CitedAnswer> {
+      std::vector<std::int64_t> ids;
+      for (const auto& s : answer.sources) ids.push_back(s.chunk_id);
+      auto sentences = KOTAE_TRY_VALUE(collection.chunk_sentences(ids));
+      for (std::size_t i = 0; i < answer.sources.size(); ++i) {
+        if (!sentences[i].empty()) continue;
+        auto pooled = KOTAE_TRY_VALUE(embed_chunks(encoder, std::span(&answer.sources[i].text, 1)));
+        sentences[i] = std::move(pooled.sentences[0]);
+      }
+      return extract_answer(question_vector, answer.sources, sentences, options.extractive);
+    }();
+    if (!extracted) {
+      answer.fallbacks.push_back({backend.name, extracted.error().message});
+      return false;
+    }
+    answer.timings.generate = ms_since(stage_start);
+    if (extracted->citations.empty()) {
+      not_covered();
+    } else {
+      answer.backend = backend.name;
+      answer.text = std::move(extracted->text);
+      answer.citations = std::move(extracted->citations);
+    }
+    answer.timings.first_token = ms_since(start);
+    send(AnswerEvent::Kind::token, answer.text);
+    finish();
+    return true;
+  }
+
+  // False when the prompt could not be built; else the generation is under way (or, blocking, over).
+  bool generate(std::size_t at) {
+    const auto& backend = backends[at];
+    const auto stage_start = Clock::now();
+    auto prompt = build_prompt(*backend.generator, question, retrieved, history(),
                                static_cast<std::size_t>(std::max(options.generation.max_tokens, 1)));
     if (!prompt) {
       answer.fallbacks.push_back({backend.name, prompt.error().message});
-      continue;
+      return false;
     }
     answer.sources = prompt->sources;
     answer.timings.prompt = ms_since(stage_start);
     send(AnswerEvent::Kind::sources);
     const auto generate_start = Clock::now();
-    bool first = true;
-    auto generated = backend.generator->generate(prompt->messages, options.generation, [&](std::string_view piece) {
-      if (first) {
-        answer.timings.first_token = ms_since(start);
-        first = false;
+    auto self = shared_from_this();
+    auto on_piece = [self](std::string_view piece) {
+      if (!self->streamed) self->answer.timings.first_token = ms_since(self->start);
+      self->streamed = true;
+      return self->send(AnswerEvent::Kind::token, piece);
+    };
+    auto on_done = [self, at, generate_start, sources = prompt->sources](Result<Generation> generated) {
+      if (!generated) {
+        // A busy model is not a broken one: the client is told to retry rather than given a lesser answer.
+        if (generated.error().code == ErrorCode::overloaded) return self->done(generated.error());
+        self->answer.fallbacks.push_back({self->backends[at].name, generated.error().message});
+        return self->post([self, at] { self->try_backends(at + 1); });
       }
-      streamed = true;
-      return send(AnswerEvent::Kind::token, piece);
-    });
-    if (!generated) {
-      // A busy model is not a broken one: the client is told to retry rather than given a lesser answer.
-      if (generated.error().code == ErrorCode::overloaded) return generated.error();
-      answer.fallbacks.push_back({backend.name, generated.error().message});
-      continue;
+      self->answer.timings.generate = ms_since(generate_start);
+      self->answer.generation = generated->stats;
+      self->answer.backend = self->backends[at].name;
+      CitedAnswer cited = resolve_citations(generated->text, sources);
+      self->answer.text = std::move(cited.text);
+      self->answer.citations = std::move(cited.citations);
+      self->finish();
+    };
+    if (blocking) {
+      on_done(backend.generator->generate(prompt->messages, options.generation, on_piece));
+    } else {
+      backend.generator->start(std::move(prompt->messages), options.generation, std::move(on_piece), std::move(on_done));
     }
-    answer.timings.generate = ms_since(generate_start);
-    answer.generation = generated->stats;
-    answer.backend = backend.name;
-    CitedAnswer cited = resolve_citations(generated->text, prompt->sources);
-    answer.text = std::move(cited.text);
-    answer.citations = std::move(cited.citations);
-    return finish();
+    return true;
   }
 
-  std::string reasons;
-  for (const auto& f : answer.fallbacks) reasons += (reasons.empty() ? "" : "; ") + f.backend + ": " + f.error;
-  return make_error(ErrorCode::unsupported, "no back-end could answer (" + (reasons.empty() ? "none configured" : reasons) + ")");
+  void begin() {
+    if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
+      return done(make_error(ErrorCode::invalid_argument, "the question is empty"));
+    }
+    auto covered = retrieve();
+    if (!covered) return done(covered.error());
+    if (!*covered) {
+      number_in_rank_order();
+      not_covered();
+      send(AnswerEvent::Kind::sources);
+      send(AnswerEvent::Kind::token, answer.text);
+      return finish();
+    }
+    try_backends(0);
+  }
+};
+
+Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Collection& collection,
+                                   const AnswerOptions& options, Conversation* conversation, const AnswerSink& sink) const {
+  auto run = std::make_shared<Run>(*this, std::string(question), collection, options, conversation);
+  std::optional<Result<Answer>> result;
+  run->sink = sink;
+  run->done = [&result](Result<Answer> answer) { result.emplace(std::move(answer)); };
+  run->post = [](std::function<void()> work) { work(); };
+  run->blocking = true;
+  run->begin();
+  KOTAE_ASSERT(result.has_value());  // every stage ran on this thread
+  return std::move(*result);
+}
+
+void AnswerPipeline::ask_async(std::string question, const store::Collection& collection, AnswerOptions options,
+                               Conversation* conversation, AnswerSink sink, AnswerDone done, Executor post) const {
+  auto run = std::make_shared<Run>(*this, std::move(question), collection, std::move(options), conversation);
+  run->sink = std::move(sink);
+  run->done = std::move(done);
+  run->post = std::move(post);
+  run->begin();
 }
 
 }  // namespace kotae::rag

@@ -80,21 +80,33 @@ struct AnswerEvent {
 };
 // Returning false cancels the answer (the generation stops at the next token).
 using AnswerSink = std::function<bool(const AnswerEvent&)>;
+// Called exactly once, with the answer or why there is none.
+using AnswerDone = std::function<void(Result<Answer>)>;
+// Runs work somewhere else than a back-end's thread (the server's work pool).
+using Executor = std::function<void(std::function<void()>)>;
 
 class AnswerPipeline {
  public:
   // The encoder must be the collection's embedder; the reranker may be null. All are borrowed.
   AnswerPipeline(const Encoder& encoder, const Reranker* reranker, std::vector<AnswerBackend> backends);
 
-  // A follow-up question passes its conversation, which gains the answered turn.
+  // A follow-up question passes its conversation, which gains the answered turn. Every stage runs on
+  // the calling thread.
   Result<Answer> ask(std::string_view question, const store::Collection& collection, const AnswerOptions& options,
                      Conversation* conversation = nullptr, const AnswerSink& sink = {}) const;
+
+  // The same without waiting on a model: the stages before generation run on the calling thread, the
+  // generation on the back-end's own thread where it has one (a local model's slots), and `sink` and
+  // `done` then run there, so they must not block. A back-end that fails hands the question to the
+  // next through `post`. The collection, the conversation and what the sink writes to must live until
+  // `done`; the pipeline need not.
+  void ask_async(std::string question, const store::Collection& collection, AnswerOptions options,
+                 Conversation* conversation, AnswerSink sink, AnswerDone done, Executor post) const;
 
   const std::vector<AnswerBackend>& backends() const { return backends_; }
 
  private:
-  Result<CitedAnswer> extract(std::span<const float> question, const store::Collection& collection,
-                              std::span<const Source> sources, const ExtractiveOptions& options) const;
+  struct Run;
 
   const Encoder& encoder_;
   const Reranker* reranker_;

@@ -6,6 +6,7 @@
 // queue) gives the status, then the answer as POST /v1/ask returns it (server/ask_tasks.h).
 
 #include <chrono>
+#include <optional>
 
 #include "core/random_id.h"
 #include "rag/answer_cache.h"
@@ -66,6 +67,68 @@ void keep(ServerContext& context, const nlohmann::json& record) {
   }
 }
 
+// One question at a time per conversation: a second one while the first is answered is refused (409)
+// rather than left holding a thread until it may go.
+class ConversationTurn {
+ public:
+  explicit ConversationTurn(std::shared_ptr<StoredConversation> conversation) : conversation_(std::move(conversation)) {
+    if (conversation_->answering.exchange(true)) {
+      throw ApiError{409, "conversation_busy", "this conversation is answering another question; ask after it"};
+    }
+  }
+  ~ConversationTurn() { conversation_->answering = false; }
+  ConversationTurn(const ConversationTurn&) = delete;
+  ConversationTurn& operator=(const ConversationTurn&) = delete;
+
+ private:
+  std::shared_ptr<StoredConversation> conversation_;
+};
+
+// A question from the moment its request is read until its answer is sent: the pipeline's callbacks
+// hold it, so it outlives the handler that started it.
+struct AskInFlight {
+  AskCall ask;
+  std::unique_ptr<ConversationTurn> turn;
+  std::shared_ptr<Responder> out;
+  bool cacheable = false;
+  std::string cache_key;
+  std::optional<rag::Answer> cached;
+  nlohmann::json record;  // an async question's (server/ask_tasks.h)
+
+  std::string cache_state() const { return !cacheable ? "off" : cached ? "hit" : "miss"; }
+  nlohmann::json whole(const rag::Answer& a) const {
+    auto json = rag::to_json(a, ask.question);
+    json["conversation_id"] = ask.conversation_id;
+    json["collection"] = ask.collection->name;
+    json["cache"] = cache_state();
+    return json;
+  }
+  void remember(ServerContext& context, const rag::Answer& a) {
+    context.metrics.answer(a, cached.has_value());
+    if (cached) {
+      if (a.covered) ask.conversation->conversation.turns.push_back({ask.question, a.text, a.sources});
+    } else if (cacheable && a.fallbacks.empty() && a.generation.finish_reason != "cancelled") {
+      context.answer_cache->put(cache_key, a);  // not an answer a failing back-end degraded
+    }
+  }
+  rag::AnswerSink events() const {
+    using Kind = rag::AnswerEvent::Kind;
+    return [out = out, id = ask.conversation_id](const rag::AnswerEvent& e) {
+      switch (e.kind) {
+        case Kind::sources:
+          return out->event("sources", dump({{"conversation_id", id}, {"sources", rag::sources_json(e.answer->sources)}}));
+        case Kind::token: return out->event("token", dump({{"text", e.token}}));
+        case Kind::restart: return out->event("restart", "{}");
+        case Kind::citations:
+          return out->event("citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
+        case Kind::timings: return out->event("timings", dump({{"timings_ms", rag::to_json(e.answer->timings)}}));
+        case Kind::done: return true;  // the whole answer follows
+      }
+      return true;
+    };
+  }
+};
+
 }  // namespace
 
 void add_ask_routes(Router& router, ServerContext& context) {
@@ -74,120 +137,92 @@ void add_ask_routes(Router& router, ServerContext& context) {
     const bool stream = bool_field(body, "stream", false);
     const bool async = bool_field(body, "async", false);
     if (stream && async) throw bad_request("\"stream\" and \"async\" cannot both be true");
-    AskCall ask = read_ask(body, call, context);
+    auto q = std::make_shared<AskInFlight>();
+    q->ask = read_ask(body, call, context);
+    q->out = call.responder;
+    auto& ask = q->ask;
     on_behalf_of(ask.options.generation, call, async);
-
-    nlohmann::json record;  // an async question's (server/ask_tasks.h)
-    auto run = [&] {
-      rag::AnswerPipeline pipeline(*ask.collection->encoder, context.models->cross_encoder(), ask.backends);
-      std::lock_guard one_question(ask.conversation->mutex);
-      auto& conversation = ask.conversation->conversation;
-      if (conversation.turns.size() >= ConversationStore::kMaxTurns) {
-        throw bad_request("conversation '" + ask.conversation_id + "' has " + std::to_string(conversation.turns.size()) +
-                          " turns, the most one may have: start a new one");
-      }
-      // A first question may be answered from the cache (a follow-up depends on its conversation). The
-      // collection's generation is read before answering: a change meanwhile leaves the entry unreachable.
-      const bool cacheable = bool_field(body, "cache", true) && conversation.turns.empty();
-      std::string key;
-      std::optional<rag::Answer> cached;
-      if (cacheable) {
-        key = rag::answer_cache_key(call.tenant + "/" + ask.collection->name + "/" + ask.collection->instance + "@" +
-                                        std::to_string(ask.collection->generation.load()),
-                                    ask.question, ask.options, ask.backends);
-        cached = context.answer_cache->find(key);
-        context.metrics.cache_lookup(cached.has_value());
-      }
-      const std::string cache_state = !cacheable ? "off" : cached ? "hit" : "miss";
-      auto whole = [&](const rag::Answer& a) {
-        auto json = rag::to_json(a, ask.question);
-        json["conversation_id"] = ask.conversation_id;
-        json["collection"] = ask.collection->name;
-        json["cache"] = cache_state;
-        return json;
-      };
-      auto remember = [&](const rag::Answer& a) {
-        context.metrics.answer(a, cached.has_value());
-        if (cached) {
-          if (a.covered) conversation.turns.push_back({ask.question, a.text, a.sources});
-        } else if (cacheable && a.fallbacks.empty() && a.generation.finish_reason != "cancelled") {
-          context.answer_cache->put(key, a);  // not an answer a failing back-end degraded
-        }
-      };
-
-      auto answer_whole = [&] {
-        auto answer = cached ? *cached
-                             : value_or_throw(pipeline.ask(ask.question, *ask.collection->store, ask.options, &conversation));
-        remember(answer);
-        return whole(answer);
-      };
-      if (async) {
-        record["answer"] = answer_whole();
-        record["status"] = "succeeded";
-        return;
-      }
-      if (!stream) {
-        auto response = json_response(200, answer_whole());
-        response.headers.emplace_back("X-Kotae-Cache", cache_state);
-        return call.responder->send(std::move(response));
-      }
-
-      auto& out = *call.responder;
-      out.begin_events({{"X-Kotae-Cache", cache_state}});
-      using Kind = rag::AnswerEvent::Kind;
-      auto sink = [&](const rag::AnswerEvent& e) {
-        switch (e.kind) {
-          case Kind::sources:
-            return out.event("sources", dump({{"conversation_id", ask.conversation_id}, {"sources", rag::sources_json(e.answer->sources)}}));
-          case Kind::token: return out.event("token", dump({{"text", e.token}}));
-          case Kind::restart: return out.event("restart", "{}");
-          case Kind::citations:
-            return out.event("citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
-          case Kind::timings: return out.event("timings", dump({{"timings_ms", rag::to_json(e.answer->timings)}}));
-          case Kind::done: return true;  // the whole answer follows
-        }
-        return true;
-      };
-      Result<rag::Answer> answer = make_error(ErrorCode::internal, "");
-      if (cached) {  // the same events, from the stored answer
-        answer = *cached;
-        sink({Kind::sources, {}, &*cached});
-        sink({Kind::token, cached->text, &*cached});
-        sink({Kind::citations, {}, &*cached});
-        sink({Kind::timings, {}, &*cached});
-      } else {
-        answer = pipeline.ask(ask.question, *ask.collection->store, ask.options, &conversation, sink);
-      }
-      if (!answer) {
-        out.event("error", dump(error_json(from_error(answer.error()))));
-      } else {
-        remember(*answer);
-        out.event("done", dump(whole(*answer)));
-      }
-      out.end_events();
-    };
-    if (!async) return run();
-
-    // Accepted now, answered after the 202; what becomes of it is in its record.
-    record = {{"id", random_id("ask_")}, {"object", "ask.task"}, {"tenant", call.tenant}, {"status", "queued"},
-              {"collection", ask.collection->name}, {"conversation_id", ask.conversation_id}, {"created_at", unix_seconds()}};
-    ok_or_throw(context.ask_tasks->put(record));
-    auto accepted = json_response(202, task_json(record));
-    accepted.headers.emplace_back("Location", "/v1/tasks/" + record["id"].get<std::string>());
-    call.responder->send(std::move(accepted));
-    record["status"] = "running";
-    keep(context, record);
-    try {
-      run();
-    } catch (const ApiError& e) {
-      record["error"] = error_json(e)["error"];
-      record["status"] = "failed";
-    } catch (const std::exception& e) {
-      record["error"] = error_json(ApiError{500, "internal", e.what()})["error"];
-      record["status"] = "failed";
+    q->turn = std::make_unique<ConversationTurn>(ask.conversation);
+    auto& conversation = ask.conversation->conversation;
+    if (conversation.turns.size() >= ConversationStore::kMaxTurns) {
+      throw bad_request("conversation '" + ask.conversation_id + "' has " + std::to_string(conversation.turns.size()) +
+                        " turns, the most one may have: start a new one");
     }
-    record["finished_at"] = unix_seconds();
-    keep(context, record);
+    // A first question may be answered from the cache (a follow-up depends on its conversation). The
+    // collection's generation is read before answering: a change meanwhile leaves the entry unreachable.
+    q->cacheable = bool_field(body, "cache", true) && conversation.turns.empty();
+    if (q->cacheable) {
+      q->cache_key = rag::answer_cache_key(call.tenant + "/" + ask.collection->name + "/" + ask.collection->instance + "@" +
+                                               std::to_string(ask.collection->generation.load()),
+                                           ask.question, ask.options, ask.backends);
+      q->cached = context.answer_cache->find(q->cache_key);
+      context.metrics.cache_lookup(q->cached.has_value());
+    }
+
+    // The answer, from the cache or the pipeline; `done` runs where the answer was finished (a model's
+    // thread), once. Errors come as an ApiError.
+    auto answer = [&context, q](rag::AnswerSink sink, std::function<void(Result<rag::Answer>)> done) {
+      if (q->cached) {  // the same events, from the stored answer
+        using Kind = rag::AnswerEvent::Kind;
+        const rag::Answer& a = *q->cached;
+        if (sink) {
+          for (auto kind : {Kind::sources, Kind::token, Kind::citations, Kind::timings}) {
+            sink({kind, kind == Kind::token ? std::string_view(a.text) : std::string_view(), &a});
+          }
+        }
+        return done(a);
+      }
+      rag::AnswerPipeline pipeline(*q->ask.collection->encoder, context.models->cross_encoder(), q->ask.backends);
+      pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.conversation->conversation,
+                         std::move(sink), std::move(done), context.continuations());
+    };
+
+    if (async) {
+      // Accepted now, answered after the 202; what becomes of it is in its record.
+      q->record = {{"id", random_id("ask_")}, {"object", "ask.task"}, {"tenant", call.tenant}, {"status", "queued"},
+                   {"collection", ask.collection->name}, {"conversation_id", ask.conversation_id},
+                   {"created_at", unix_seconds()}};
+      ok_or_throw(context.ask_tasks->put(q->record));
+      auto accepted = json_response(202, task_json(q->record));
+      accepted.headers.emplace_back("Location", "/v1/tasks/" + q->record["id"].get<std::string>());
+      call.responder->send(std::move(accepted));
+      q->record["status"] = "running";
+      keep(context, q->record);
+      return answer({}, [&context, q](Result<rag::Answer> a) {
+        if (a) {
+          q->remember(context, *a);
+          q->record["answer"] = q->whole(*a);
+          q->record["status"] = "succeeded";
+        } else {
+          q->record["error"] = error_json(from_error(a.error()))["error"];
+          q->record["status"] = "failed";
+        }
+        q->record["finished_at"] = unix_seconds();
+        q->turn.reset();
+        context.continuations()([&context, q] { keep(context, q->record); });  // a store's round trip
+      });
+    }
+    if (!stream) {
+      return answer({}, [&context, q](Result<rag::Answer> a) {
+        q->turn.reset();
+        if (!a) return q->out->send(error_response(from_error(a.error())));
+        q->remember(context, *a);
+        auto response = json_response(200, q->whole(*a));
+        response.headers.emplace_back("X-Kotae-Cache", q->cache_state());
+        q->out->send(std::move(response));
+      });
+    }
+    q->out->begin_events({{"X-Kotae-Cache", q->cache_state()}});
+    answer(q->events(), [&context, q](Result<rag::Answer> a) {
+      q->turn.reset();
+      if (!a) {
+        q->out->event("error", dump(error_json(from_error(a.error()))));
+      } else {
+        q->remember(context, *a);
+        q->out->event("done", dump(q->whole(*a)));
+      }
+      q->out->end_events();
+    });
   });
 
   router.add("GET", "/v1/tasks/{id}", [&context](Call& call) {

@@ -4,6 +4,7 @@
 // out another's: beyond `per_tenant` the tenant's least recently used is dropped, and any unused for
 // `ttl` goes.
 
+#include <atomic>
 #include <chrono>
 #include <list>
 #include <map>
@@ -19,7 +20,7 @@ namespace kotae::server {
 struct StoredConversation {
   std::string tenant;
   std::string collection;
-  std::mutex mutex;  // one question at a time per conversation
+  std::atomic<bool> answering = false;  // one question at a time per conversation
   rag::Conversation conversation;
 };
 

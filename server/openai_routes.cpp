@@ -59,8 +59,14 @@ struct Completion {
   }
 };
 
-void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, const std::vector<ChatMessage>& messages,
-                bool stream, Completion& completion) {
+nlohmann::json error_chunk(const Error& error) {
+  const auto e = from_error(error);
+  return {{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}};
+}
+
+// The handler returns once the generation is under way; the callbacks (on the model's thread) answer.
+void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, std::vector<ChatMessage> messages,
+                bool stream, Completion completion) {
   Generator* generator = context.models->backends().first_generator();
   if (!generator) {
     throw ApiError{400, "no_generator",
@@ -69,78 +75,86 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
   }
   auto options = answer_options(body, context.limits).generation;
   on_behalf_of(options, call);  // a client resends the history: KV reuse within the tenant only
+  auto out = call.responder;
   if (!stream) {
-    auto generated = value_or_throw(generator->generate(messages, options));
-    return call.responder->send(json_response(200, completion.whole(generated.text, generated.stats.finish_reason, generated.stats)));
+    return generator->start(std::move(messages), std::move(options), {}, [out, completion](Result<Generation> generated) {
+      if (!generated) return out->send(error_response(from_error(generated.error())));
+      out->send(json_response(200, completion.whole(generated->text, generated->stats.finish_reason, generated->stats)));
+    });
   }
-  auto& out = *call.responder;
-  out.begin_events();
-  out.event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
-  auto generated = generator->generate(messages, options, [&](std::string_view piece) {
-    return out.event("", dump(completion.chunk({{"content", piece}})));
-  });
-  if (!generated) {
-    const auto e = from_error(generated.error());
-    out.event("", dump({{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}}));
-  } else {
-    out.event("", dump(completion.chunk(nlohmann::json::object(), finish_reason(generated->stats.finish_reason))));
-  }
-  out.event("", "[DONE]");
-  out.end_events();
+  out->begin_events();
+  out->event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
+  generator->start(
+      std::move(messages), std::move(options),
+      [out, completion](std::string_view piece) { return out->event("", dump(completion.chunk({{"content", piece}}))); },
+      [out, completion](Result<Generation> generated) {
+        out->event("", dump(generated ? completion.chunk(nlohmann::json::object(), finish_reason(generated->stats.finish_reason))
+                                      : error_chunk(generated.error())));
+        out->event("", "[DONE]");
+        out->end_events();
+      });
 }
 
 // The last user message is the question; earlier user/assistant pairs are the conversation.
 void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& body, const std::vector<ChatMessage>& messages,
-                   bool stream, Completion& completion) {
+                   bool stream, Completion completion) {
   if (messages.back().role != "user") throw bad_request("the last message must be the user's question");
   const auto& question = messages.back().content;
   if (question.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_request("the question is empty");
   auto collection = value_or_throw(context.collections->get(call.tenant, string_field(body, "collection")));
-  rag::Conversation conversation;
+  auto conversation = std::make_shared<rag::Conversation>();  // lives until the answer is sent
   for (std::size_t i = 0; i + 1 < messages.size(); ++i) {
     if (messages[i].role == "user" && messages[i + 1].role == "assistant") {
-      conversation.turns.push_back({messages[i].content, messages[i + 1].content, {}});
+      conversation->turns.push_back({messages[i].content, messages[i + 1].content, {}});
     }
   }
   auto options = answer_options(body, context.limits);
   on_behalf_of(options.generation, call);
   rag::AnswerPipeline pipeline(*collection->encoder, context.models->cross_encoder(),
                                requested_backends(body, context.models->backends()));
-  auto kotae_part = [&](const rag::Answer& a) {
+  auto kotae_part = [collection](const rag::Answer& a) {
     return nlohmann::json{{"backend", a.backend}, {"covered", a.covered}, {"collection", collection->name},
                           {"citations", rag::citations_json(a.citations)}, {"sources", rag::sources_json(a.sources)},
                           {"timings_ms", rag::to_json(a.timings)}};
   };
+  auto out = call.responder;
+  auto post = context.continuations();
   if (!stream) {
-    auto answer = value_or_throw(pipeline.ask(question, *collection->store, options, &conversation));
-    auto json = completion.whole(answer.text, answer.generation.finish_reason, answer.generation);
-    json["choices"][0]["message"]["citations"] = rag::citations_json(answer.citations);
-    json["kotae"] = kotae_part(answer);
-    return call.responder->send(json_response(200, json));
+    return pipeline.ask_async(question, *collection->store, std::move(options), conversation.get(), {},
+                              [out, completion, kotae_part, conversation](Result<rag::Answer> answer) {
+                                if (!answer) return out->send(error_response(from_error(answer.error())));
+                                auto json = completion.whole(answer->text, answer->generation.finish_reason, answer->generation);
+                                json["choices"][0]["message"]["citations"] = rag::citations_json(answer->citations);
+                                json["kotae"] = kotae_part(*answer);
+                                out->send(json_response(200, json));
+                              },
+                              post);
   }
-  auto& out = *call.responder;
-  out.begin_events();
-  out.event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
+  out->begin_events();
+  out->event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
   using Kind = rag::AnswerEvent::Kind;
-  auto answer = pipeline.ask(question, *collection->store, options, &conversation, [&](const rag::AnswerEvent& e) {
-    if (e.kind == Kind::token) return out.event("", dump(completion.chunk({{"content", e.token}})));
+  auto sink = [out, completion](const rag::AnswerEvent& e) {
+    if (e.kind == Kind::token) return out->event("", dump(completion.chunk({{"content", e.token}})));
     if (e.kind == Kind::restart) {  // a back-end failed mid-answer: clients should drop what they showed
       auto chunk = completion.chunk(nlohmann::json::object());
       chunk["kotae"] = {{"restart", true}};
-      return out.event("", dump(chunk));
+      return out->event("", dump(chunk));
     }
     return true;
-  });
-  if (!answer) {
-    const auto e = from_error(answer.error());
-    out.event("", dump({{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}}));
-  } else {
-    auto last = completion.chunk(nlohmann::json::object(), finish_reason(answer->generation.finish_reason));
-    last["kotae"] = kotae_part(*answer);
-    out.event("", dump(last));
-  }
-  out.event("", "[DONE]");
-  out.end_events();
+  };
+  pipeline.ask_async(question, *collection->store, std::move(options), conversation.get(), sink,
+                     [out, completion, kotae_part, conversation](Result<rag::Answer> answer) {
+                       if (!answer) {
+                         out->event("", dump(error_chunk(answer.error())));
+                       } else {
+                         auto last = completion.chunk(nlohmann::json::object(), finish_reason(answer->generation.finish_reason));
+                         last["kotae"] = kotae_part(*answer);
+                         out->event("", dump(last));
+                       }
+                       out->event("", "[DONE]");
+                       out->end_events();
+                     },
+                     post);
 }
 
 }  // namespace
@@ -162,19 +176,25 @@ void add_openai_routes(Router& router, ServerContext& context) {
       encodings.push_back((*encoder)->tokenize(t));
       tokens += encodings.back().size();
     }
-    const auto vectors = value_or_throw((*encoder)->embed_encoded(encodings));
-    nlohmann::json data = nlohmann::json::array();
-    for (std::size_t i = 0; i < vectors.size(); ++i) {
-      nlohmann::json item{{"object", "embedding"}, {"index", i}};
-      if (request.base64) {
-        item["embedding"] = base64_floats(vectors.row(i));
-      } else {
-        item["embedding"] = vectors.row_copy(i);
-      }
-      data.push_back(std::move(item));
-    }
-    call.responder->send(json_response(200, {{"object", "list"}, {"data", data}, {"model", model},
-                                             {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}}));
+    // The vectors come back on the batcher's thread; the response is written on the work pool.
+    (*encoder)->embed_encoded_async(std::move(encodings), [&context, out = call.responder, base64 = request.base64, model,
+                                                           tokens, keep = *encoder](Result<Embeddings> vectors) {
+      context.continuations()([out, base64, model, tokens, vectors = std::move(vectors)] {
+        if (!vectors) return out->send(error_response(from_error(vectors.error())));
+        nlohmann::json data = nlohmann::json::array();
+        for (std::size_t i = 0; i < vectors->size(); ++i) {
+          nlohmann::json item{{"object", "embedding"}, {"index", i}};
+          if (base64) {
+            item["embedding"] = base64_floats(vectors->row(i));
+          } else {
+            item["embedding"] = vectors->row_copy(i);
+          }
+          data.push_back(std::move(item));
+        }
+        out->send(json_response(200, {{"object", "list"}, {"data", data}, {"model", model},
+                                      {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}}));
+      });
+    });
   });
 
   router.add("GET", "/v1/models", [&context](Call& call) {
@@ -196,7 +216,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
     Completion completion;
     completion.model = request.model;
     if (request.grounded) return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
-    plain_chat(call, context, request.options, request.messages, request.stream, completion);
+    plain_chat(call, context, request.options, request.messages, request.stream, std::move(completion));
   });
 }
 

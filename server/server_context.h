@@ -33,9 +33,17 @@ struct ServerContext {
   std::shared_ptr<AskTasks> ask_tasks;            // set at start: questions asked with "async"
   std::unique_ptr<rag::AnswerCache> answer_cache;
   ServerMetrics metrics;
-  const WorkPool* work = nullptr;  // for its queue gauges
+  WorkPool* work = nullptr;  // for its queue gauges, and where continuations of model work run
   ApiLimits limits;
   std::atomic<bool> ready{false};
+
+  // Where a model's callback hands on work that must not run on the model's thread: the work pool, or
+  // the caller when its queue is full (a continuation is never dropped).
+  rag::Executor continuations() {
+    return [this](std::function<void()> task) {
+      if (!work || !work->try_post(task)) task();
+    };
+  }
 };
 
 void add_health_routes(Router& router, ServerContext& context);
