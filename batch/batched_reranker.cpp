@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "batch/gather.h"
+
 namespace kotae::batch {
 
 BatchedReranker::BatchedReranker(std::shared_ptr<const PairScorer> model, BatchPolicy policy) : model_(std::move(model)) {
@@ -42,6 +44,15 @@ Result<std::vector<float>> BatchedReranker::score(std::string_view query, std::s
   }
   if (failure) return *failure;
   return scores;
+}
+
+void BatchedReranker::score_async(std::string query, std::vector<std::string> passages, ScoresDone done) const {
+  auto part = gather<float>(passages.size(), std::move(done));
+  for (std::size_t i = 0; i < passages.size(); ++i) {
+    auto pair = model_->encode(query, passages[i]);
+    const std::size_t cost = pair.size();
+    batcher_->submit(std::move(pair), cost, Priority::interactive, [part, i](Result<float> score) { part(i, std::move(score)); });
+  }
 }
 
 }  // namespace kotae::batch

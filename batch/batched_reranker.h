@@ -15,6 +15,7 @@ class BatchedReranker final : public Reranker {
   BatchedReranker(std::shared_ptr<const PairScorer> model, BatchPolicy policy = {});
 
   Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const override;
+  void score_async(std::string query, std::vector<std::string> passages, ScoresDone done) const override;
   std::string id() const override { return model_->id(); }
 
   void set_observer(std::shared_ptr<BatchObserver> observer) { batcher_->set_observer(std::move(observer)); }

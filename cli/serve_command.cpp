@@ -32,6 +32,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   auto* cmd = app.add_subcommand("serve", "the HTTP API: collections, uploads, search, answers, OpenAI-compatible endpoints");
   auto& o = serve.server;
   auto& b = o.models.backends;
+  b.niceness = 10;  // a server's quick requests go before generation's next step
   auto flag = [&](const char* name, auto& value, const char* env, const char* help) {
     return cmd->add_option(name, value, help)->envname(env)->capture_default_str();
   };
@@ -81,6 +82,9 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   flag("--max-queued-generations", b.max_queued, "KOTAE_MAX_QUEUED_GENERATIONS",
        "questions waiting for one of the local model's slots; more are refused with 503 and Retry-After");
   flag("--threads", b.threads, "KOTAE_THREADS", "generation threads (0: all cores)");
+  flag("--generation-niceness", b.niceness, "KOTAE_GENERATION_NICENESS",
+       "added to the generation threads' nice value, so embeddings and searches go first on shared cores (0: as any thread)")
+      ->check(CLI::Range(0, 19));
   flag("--gpu-layers", b.gpu_layers, "KOTAE_GPU_LAYERS", "generator layers on the GPU (-1: all, 0: none; needs scripts/setup --cuda)");
   flag("--openai-url", b.openai_url, "KOTAE_OPENAI_URL", "OpenAI-compatible server, up to /v1");
   flag("--openai-model", b.openai_model, "KOTAE_OPENAI_MODEL", "model name to send to that server");

@@ -121,7 +121,7 @@ Result<std::unique_ptr<LlamaGenerator>> LlamaGenerator::load(const std::filesyst
   state->scheduler = std::make_unique<LlamaScheduler>(
       state->context, state->vocab,
       SchedulerOptions{.slots = slots, .batch = static_cast<int>(context_params.n_batch), .max_queued = options.max_queued,
-                       .reuse_prefix = options.reuse_prefix});
+                       .reuse_prefix = options.reuse_prefix, .niceness = options.niceness});
   state->context_length = state->scheduler->slot_context();
 
   if (!options.chat_template.empty()) {

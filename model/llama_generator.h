@@ -26,6 +26,7 @@ struct LlamaGeneratorOptions {
   int threads = 0;            // 0: all cores
   int gpu_layers = -1;        // layers offloaded where llama.cpp has a GPU back-end; -1: all, 0: none
   bool reuse_prefix = true;   // keep slots' KV caches between requests (off: every prompt is decoded from scratch)
+  int niceness = 0;           // added to the generation threads' nice value (a server: quick requests first)
   std::string chat_template = {};  // a llama.cpp built-in name ("chatml", "gemma", "llama3", ...); empty: the model's own
 };
 

@@ -1,6 +1,8 @@
 #include "model/llama_scheduler.h"
 
 #include <llama.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -133,6 +135,8 @@ SchedulerStats LlamaScheduler::stats() const {
 }
 
 void LlamaScheduler::run() {
+  // Before the first decode starts the thread's OpenMP team, which inherits the value.
+  if (options_.niceness > 0) ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), options_.niceness);
   llama_memory_t memory = llama_get_memory(context_);
   llama_batch batch = llama_batch_init(options_.batch, 0, 1);
   while (true) {

@@ -4,6 +4,7 @@
 // one query; their scale is the scorer's own (raw logits, cosines), so never compare or threshold
 // them across scorers.
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,6 +23,13 @@ class Reranker {
   virtual Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const = 0;
   // Names the scorer and its model, e.g. "ms-marco-minilm-l6/fp32"; pipelines log and A/B by it.
   virtual std::string id() const = 0;
+
+  // score without waiting, where the scorer has a thread of its own (the dynamic batcher's): `done`
+  // then runs on that thread, so it must not block. A scorer without one answers before returning.
+  using ScoresDone = std::function<void(Result<std::vector<float>>)>;
+  virtual void score_async(std::string query, std::vector<std::string> passages, ScoresDone done) const {
+    done(score(query, passages));
+  }
 };
 
 // A cross-encoder: each (query, passage) pair is encoded as the model reads it, and encoded pairs are

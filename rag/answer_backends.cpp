@@ -53,7 +53,8 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
         backend.unavailable = path.error().message;
       } else if (auto loaded = LlamaGenerator::load(*path, {.context_length = o.context, .parallel = o.parallel,
                                                             .max_queued = o.max_queued, .threads = o.threads,
-                                                            .gpu_layers = o.gpu_layers, .chat_template = o.chat_template});
+                                                            .gpu_layers = o.gpu_layers, .niceness = o.niceness,
+                                                            .chat_template = o.chat_template});
                  !loaded) {
         backend.unavailable = loaded.error().message;
       } else {

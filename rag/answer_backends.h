@@ -24,6 +24,7 @@ struct BackendSettings {
   int parallel = 0;        // requests the local model answers at once (0: as its KV cache budget allows, up to 8)
   std::size_t max_queued = 64;  // requests waiting for one of its slots; more are refused (503, Retry-After)
   int threads = 0;
+  int niceness = 0;     // added to the local model's threads' nice value (the server: 10, quick requests first)
   int gpu_layers = -1;  // generator layers offloaded to a GPU (llama.cpp built with --cuda); -1: all, 0: none
   std::string openai_url;
   std::string openai_model;

@@ -68,49 +68,67 @@ Result<SearchResult> HybridRetriever::run(std::string_view query, std::span<cons
                                           const SearchOptions& options, double embed_ms) const {
   if (options.k == 0) return SearchResult{};
   const auto start = Clock::now();
-  SearchResult result;
+  auto retrieved = KOTAE_TRY_VALUE(retrieve(query, query_vector, options));
+  auto result = KOTAE_TRY_VALUE(fuse(std::move(retrieved), options));
+  if (reranks(options)) {
+    const auto rerank_start = Clock::now();
+    const auto scores = KOTAE_TRY_VALUE(reranker_->score(query, rerank_passages(result, options)));
+    rerank_by(result, scores, options);
+    result.timing.rerank = ms_since(rerank_start);
+  }
   result.timing.embed = embed_ms;
-  const bool use_bm25 = options.mode != SearchMode::vector;
-  const bool use_vector = options.mode != SearchMode::bm25;
-  const bool rerank = reranker_ && options.rerank;
-  const std::size_t depth = std::max({options.candidates, options.k, rerank ? options.rerank_candidates : 0});
+  result.timing.total = embed_ms + ms_since(start);
+  return result;
+}
+
+Result<RetrievedLists> HybridRetriever::retrieve(std::string_view query, std::span<const float> query_vector,
+                                                 const SearchOptions& options) const {
+  RetrievedLists out;
+  out.bm25 = options.mode != SearchMode::vector;
+  out.vector = options.mode != SearchMode::bm25;
+  const std::size_t depth = std::max({options.candidates, options.k, reranks(options) ? options.rerank_candidates : 0});
 
   // BM25 (SQLite) on its own thread while the vector index is searched on this one.
   std::future<Result<std::vector<store::ScoredChunk>>> bm25_future;
   double bm25_ms = 0;
-  if (use_bm25 && use_vector) {
+  if (out.bm25 && out.vector) {
     bm25_future = std::async(std::launch::async, [&] {
       return timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
     });
   }
-  std::vector<std::vector<store::ScoredChunk>> lists;
-  if (use_vector) {
-    auto hits = timed(result.timing.vector, [&] { return collection_->search_vector(query_vector, depth, options.filter); });
+  if (out.vector) {
+    auto hits = timed(out.timing.vector, [&] { return collection_->search_vector(query_vector, depth, options.filter); });
     if (!hits) {
       if (bm25_future.valid()) bm25_future.wait();
       return hits.error();
     }
-    lists.push_back(std::move(*hits));
+    out.lists.push_back(std::move(*hits));
   }
-  if (use_bm25) {
+  if (out.bm25) {
     auto hits = bm25_future.valid() ? bm25_future.get()
                                     : timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
     if (!hits) return hits.error();
-    lists.insert(lists.begin(), std::move(*hits));  // lists: [bm25?, vector?]
+    out.lists.insert(out.lists.begin(), std::move(*hits));
   }
-  result.timing.bm25 = bm25_ms;
+  out.timing.bm25 = bm25_ms;
+  return out;
+}
 
+Result<SearchResult> HybridRetriever::fuse(RetrievedLists retrieved, const SearchOptions& options) const {
+  SearchResult result;
+  result.timing = retrieved.timing;
+  auto& lists = retrieved.lists;
   // One list passes through with its own scores; two are fused.
   auto fuse_start = Clock::now();
   std::vector<FusedCandidate> candidates;
   if (lists.size() == 1) {
     for (std::size_t i = 0; i < lists[0].size(); ++i)
       candidates.push_back({lists[0][i].chunk_id, lists[0][i].document_id, lists[0][i].score, {i + 1}});
-  } else {
+  } else if (lists.size() == 2) {
     candidates = reciprocal_rank_fusion(lists, options.rrf_k);
   }
   result.timing.fuse = ms_since(fuse_start);
-  candidates.resize(std::min(candidates.size(), rerank ? std::max(options.k, options.rerank_candidates) : options.k));
+  candidates.resize(std::min(candidates.size(), reranks(options) ? std::max(options.k, options.rerank_candidates) : options.k));
 
   auto fetch_start = Clock::now();
   std::vector<std::int64_t> chunk_ids, document_ids;
@@ -118,48 +136,47 @@ Result<SearchResult> HybridRetriever::run(std::string_view query, std::span<cons
     chunk_ids.push_back(c.chunk_id);
     document_ids.push_back(c.document_id);
   }
-  auto chunks = collection_->chunks(chunk_ids);
-  if (!chunks) return chunks.error();
-  auto documents = collection_->documents(document_ids);
-  if (!documents) return documents.error();
+  auto chunks = KOTAE_TRY_VALUE(collection_->chunks(chunk_ids));
+  auto documents = KOTAE_TRY_VALUE(collection_->documents(document_ids));
   result.timing.fetch = ms_since(fetch_start);
 
   // A chunk removed by a writer since the search named it is left out.
   std::size_t next_chunk = 0;
-  for (std::size_t i = 0; i < candidates.size() && next_chunk < chunks->size(); ++i) {
-    if ((*chunks)[next_chunk].id != candidates[i].chunk_id) continue;
+  for (std::size_t i = 0; i < candidates.size() && next_chunk < chunks.size(); ++i) {
+    if (chunks[next_chunk].id != candidates[i].chunk_id) continue;
     SearchHit hit;
-    hit.chunk = std::move((*chunks)[next_chunk++]);
-    hit.document_path = (*documents)[i].path;
-    hit.document_title = (*documents)[i].title;
-    hit.document_format = (*documents)[i].format;
+    hit.chunk = std::move(chunks[next_chunk++]);
+    hit.document_path = documents[i].path;
+    hit.document_title = documents[i].title;
+    hit.document_format = documents[i].format;
     hit.score = candidates[i].score;
     const auto& ranks = candidates[i].ranks;
-    hit.bm25_rank = use_bm25 ? ranks[0] : 0;
-    hit.vector_rank = use_vector ? ranks.back() : 0;
+    hit.bm25_rank = retrieved.bm25 ? ranks[0] : 0;
+    hit.vector_rank = retrieved.vector ? ranks.back() : 0;
     result.hits.push_back(std::move(hit));
   }
-
-  if (rerank && !result.hits.empty()) {
-    // The reranker reorders the best fused candidates; deeper ones keep their fused order after them.
-    const auto rerank_start = Clock::now();
-    const std::size_t reranked = std::min(result.hits.size(), std::max<std::size_t>(options.rerank_candidates, 1));
-    std::vector<std::string> passages;
-    for (std::size_t i = 0; i < reranked; ++i) passages.push_back(result.hits[i].chunk.text);
-    auto scores = reranker_->score(query, passages);
-    if (!scores) return scores.error();
-    for (std::size_t i = 0; i < reranked; ++i) {
-      result.hits[i].rerank_score = (*scores)[i];
-      result.hits[i].score = (*scores)[i];
-    }
-    // Stable: equal reranker scores keep the fused order.
-    std::stable_sort(result.hits.begin(), result.hits.begin() + static_cast<std::ptrdiff_t>(reranked),
-                     [](const SearchHit& a, const SearchHit& b) { return *a.rerank_score > *b.rerank_score; });
-    result.timing.rerank = ms_since(rerank_start);
-  }
-  if (result.hits.size() > options.k) result.hits.resize(options.k);
-  result.timing.total = embed_ms + ms_since(start);
+  if (!reranks(options) && result.hits.size() > options.k) result.hits.resize(options.k);
   return result;
+}
+
+std::vector<std::string> HybridRetriever::rerank_passages(const SearchResult& fused, const SearchOptions& options) {
+  const std::size_t reranked = std::min(fused.hits.size(), std::max<std::size_t>(options.rerank_candidates, 1));
+  std::vector<std::string> passages;
+  for (std::size_t i = 0; i < reranked; ++i) passages.push_back(fused.hits[i].chunk.text);
+  return passages;
+}
+
+// The reranker reorders the best fused candidates; deeper ones keep their fused order after them.
+void HybridRetriever::rerank_by(SearchResult& fused, std::span<const float> scores, const SearchOptions& options) {
+  const std::size_t reranked = std::min(scores.size(), fused.hits.size());
+  for (std::size_t i = 0; i < reranked; ++i) {
+    fused.hits[i].rerank_score = scores[i];
+    fused.hits[i].score = scores[i];
+  }
+  // Stable: equal reranker scores keep the fused order.
+  std::stable_sort(fused.hits.begin(), fused.hits.begin() + static_cast<std::ptrdiff_t>(reranked),
+                   [](const SearchHit& a, const SearchHit& b) { return *a.rerank_score > *b.rerank_score; });
+  if (fused.hits.size() > options.k) fused.hits.resize(options.k);
 }
 
 }  // namespace kotae::search

@@ -1,7 +1,9 @@
 #pragma once
-// Hybrid retrieval over one collection: BM25 top-k and vector top-k run in parallel, are fused by
-// reciprocal rank fusion and deduplicated by chunk id; an optional reranker (a cross-encoder) then
-// reorders the best fused candidates. Modes `bm25` and `vector` run one retriever alone.
+// Hybrid retrieval over one collection, in three stages: retrieval (BM25 top-k and vector top-k, side
+// by side), fusion (reciprocal rank fusion, deduplicated by chunk id, the hits' chunks and documents
+// fetched), and an optional rerank (a cross-encoder reorders the best fused hits). Modes `bm25` and
+// `vector` run one retriever alone. search() runs the stages in turn; a caller that must not wait on
+// the reranker's model (the server) runs them apart.
 
 #include <cstddef>
 #include <optional>
@@ -48,6 +50,13 @@ struct SearchResult {
   SearchTiming timing;
 };
 
+// Each retriever's candidates, best first: [bm25?, vector?].
+struct RetrievedLists {
+  std::vector<std::vector<store::ScoredChunk>> lists;
+  bool bm25 = false, vector = false;
+  SearchTiming timing;
+};
+
 class HybridRetriever {
  public:
   // The encoder must be the collection's embedder (checked: its id and dimension); it and the reranker
@@ -59,6 +68,16 @@ class HybridRetriever {
   // With the query already embedded (by a batcher, or a benchmark that times retrieval alone).
   Result<SearchResult> search_embedded(std::string_view query, std::span<const float> query_vector,
                                        const SearchOptions& options) const;
+
+  // The stages. 1: each retriever's candidates.
+  Result<RetrievedLists> retrieve(std::string_view query, std::span<const float> query_vector,
+                                  const SearchOptions& options) const;
+  // 2: one ranked list of hits, cut to what the rerank stage sees (or to k when there is none).
+  Result<SearchResult> fuse(RetrievedLists retrieved, const SearchOptions& options) const;
+  // 3: whether there is one, the passages it scores, and the hits reordered by their scores and cut to k.
+  bool reranks(const SearchOptions& options) const { return reranker_ && options.rerank; }
+  static std::vector<std::string> rerank_passages(const SearchResult& fused, const SearchOptions& options);
+  static void rerank_by(SearchResult& fused, std::span<const float> scores, const SearchOptions& options);
 
  private:
   HybridRetriever(const store::Collection& collection, const Encoder* encoder, const Reranker* reranker)
