@@ -80,29 +80,73 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
     for (auto& s : answer.sources) s.number = next++;
   }
 
-  // Embed once: the vector serves retrieval, the relevance check and the extractive back-end.
-  // Then retrieve; false when the documents do not cover the question.
-  Result<bool> retrieve() {
-    auto retriever = KOTAE_TRY_VALUE(search::HybridRetriever::create(collection, &encoder, reranker));
-    const auto embed_start = Clock::now();
-    auto embedded = KOTAE_TRY_VALUE(encoder.embed(std::span(&question, 1)));
-    question_vector = embedded.row_copy(0);
-    answer.timings.embed = ms_since(embed_start);
+  // Embed once: the vector serves retrieval, the relevance check and the extractive back-end. Then
+  // retrieve (and rerank) and go on to the back-ends. Each model's answer comes back on its own thread
+  // unless blocking; the next stage goes through `post`.
+  void begin() {
+    if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
+      return done(make_error(ErrorCode::invalid_argument, "the question is empty"));
+    }
+    auto self = shared_from_this();
+    auto embedded = [self, embed_start = Clock::now()](Result<Embeddings> vector) {
+      self->answer.timings.embed = ms_since(embed_start);
+      self->post([self, vector = std::move(vector)] {
+        if (!vector) return self->done(vector.error());
+        self->question_vector = vector->row_copy(0);
+        self->retrieve();
+      });
+    };
+    if (blocking) return embedded(encoder.embed(std::span(&question, 1)));
+    encoder.embed_encoded_async({encoder.tokenize(question)}, std::move(embedded));
+  }
 
-    auto found = KOTAE_TRY_VALUE(retriever.search_embedded(question, question_vector, options.search));
-    answer.timings.rerank = found.timing.rerank;
-    answer.timings.retrieve = found.timing.total - found.timing.rerank;
+  void retrieve() {
+    const auto retrieve_start = Clock::now();
+    auto retriever = search::HybridRetriever::create(collection, &encoder, reranker);
+    if (!retriever) return done(retriever.error());
+    auto lists = retriever->retrieve(question, question_vector, options.search);
+    if (!lists) return done(lists.error());
+    auto fused = retriever->fuse(std::move(*lists), options.search);
+    if (!fused) return done(fused.error());
+    answer.timings.retrieve = ms_since(retrieve_start);
+    if (!retriever->reranks(options.search) || fused->hits.empty()) return answer_from(std::move(fused->hits));
+
+    auto self = shared_from_this();
+    auto hits = std::make_shared<search::SearchResult>(std::move(*fused));
+    auto reranked = [self, hits, rerank_start = Clock::now()](Result<std::vector<float>> scores) {
+      self->answer.timings.rerank = ms_since(rerank_start);
+      self->post([self, hits, scores = std::move(scores)] {
+        if (!scores) return self->done(scores.error());
+        search::HybridRetriever::rerank_by(*hits, *scores, self->options.search);
+        self->answer_from(std::move(hits->hits));
+      });
+    };
+    auto passages = search::HybridRetriever::rerank_passages(*hits, options.search);
+    if (blocking) return reranked(reranker->score(question, passages));
+    reranker->score_async(question, std::move(passages), std::move(reranked));
+  }
+
+  // The sources' relevance decides whether the documents cover the question.
+  void answer_from(std::vector<search::SearchHit> hits) {
     std::vector<std::int64_t> ids;
-    for (const auto& hit : found.hits) ids.push_back(hit.chunk.id);
-    auto vectors = KOTAE_TRY_VALUE(collection.embeddings(ids));
+    for (const auto& hit : hits) ids.push_back(hit.chunk.id);
+    auto vectors = collection.embeddings(ids);
+    if (!vectors) return done(vectors.error());
     double best_relevance = -1;
     const std::size_t dimension = question_vector.size();
-    for (std::size_t i = 0; i < found.hits.size(); ++i) {
-      const double relevance = dot(question_vector, std::span<const float>(vectors.data() + i * dimension, dimension));
-      retrieved.push_back(to_source(found.hits[i], relevance));
+    for (std::size_t i = 0; i < hits.size(); ++i) {
+      const double relevance = dot(question_vector, std::span<const float>(vectors->data() + i * dimension, dimension));
+      retrieved.push_back(to_source(hits[i], relevance));
       best_relevance = std::max(best_relevance, relevance);
     }
-    return !retrieved.empty() && best_relevance >= options.min_relevance;
+    if (retrieved.empty() || best_relevance < options.min_relevance) {
+      number_in_rank_order();
+      not_covered();
+      send(AnswerEvent::Kind::sources);
+      send(AnswerEvent::Kind::token, answer.text);
+      return finish();
+    }
+    try_backends(0);
   }
 
   void finish() {
@@ -223,21 +267,6 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
     return true;
   }
 
-  void begin() {
-    if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
-      return done(make_error(ErrorCode::invalid_argument, "the question is empty"));
-    }
-    auto covered = retrieve();
-    if (!covered) return done(covered.error());
-    if (!*covered) {
-      number_in_rank_order();
-      not_covered();
-      send(AnswerEvent::Kind::sources);
-      send(AnswerEvent::Kind::token, answer.text);
-      return finish();
-    }
-    try_backends(0);
-  }
 };
 
 Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Collection& collection,

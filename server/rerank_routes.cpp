@@ -14,17 +14,12 @@
 namespace kotae::server {
 namespace {
 
-void rerank(Call& call, ServerContext& context) {
-  const auto request = read_rerank_request(parse_json_object(call.request), context.limits);
-  const auto& query = request.query;
+nlohmann::json ranked(const RerankRequest& request, const std::vector<float>& scores, const std::string& model) {
   const auto& texts = request.texts;
-  const auto top_n = request.top_n;
-  const auto& reranker = context.models->reranker();
-  const auto scores = value_or_throw(reranker.score(query, texts));
   std::vector<std::size_t> order(texts.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
-  order.resize(std::min(order.size(), top_n));
+  order.resize(std::min(order.size(), request.top_n));
 
   if (request.tei) {
     nlohmann::json out = nlohmann::json::array();
@@ -33,7 +28,7 @@ void rerank(Call& call, ServerContext& context) {
       if (request.return_text) r["text"] = texts[i];
       out.push_back(std::move(r));
     }
-    return call.responder->send(json_response(200, out));
+    return out;
   }
   nlohmann::json results = nlohmann::json::array();
   for (auto i : order) {
@@ -41,7 +36,20 @@ void rerank(Call& call, ServerContext& context) {
     if (request.return_text) r["document"] = {{"text", texts[i]}};
     results.push_back(std::move(r));
   }
-  call.responder->send(json_response(200, {{"object", "list"}, {"model", reranker.id()}, {"results", results}}));
+  return {{"object", "list"}, {"model", model}, {"results", results}};
+}
+
+// The scores come back on the reranker's batcher thread; the response is written on the work pool.
+void rerank(Call& call, ServerContext& context) {
+  auto request = std::make_shared<const RerankRequest>(read_rerank_request(parse_json_object(call.request), context.limits));
+  const auto& reranker = context.models->reranker();
+  reranker.score_async(request->query, request->texts,
+                       [&context, request, out = call.responder, model = reranker.id()](Result<std::vector<float>> scores) {
+                         context.continuations()([request, out, model, scores = std::move(scores)] {
+                           if (!scores) return out->send(error_response(from_error(scores.error())));
+                           out->send(json_response(200, ranked(*request, *scores, model)));
+                         });
+                       });
 }
 
 }  // namespace

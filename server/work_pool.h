@@ -1,7 +1,9 @@
 #pragma once
-// The threads that run request handlers (search, answers, uploads): a fixed pool with a bounded queue,
-// so that overload is refused at once (503 with a retry hint) instead of piling up. Model work inside
-// a handler still goes through the shared batchers.
+// The threads that run request handlers (search, answers, uploads) and the stages between model calls:
+// a fixed pool with a bounded queue, so that overload is refused at once (503 with a retry hint)
+// instead of piling up. No thread here waits on a model: handlers hand embeddings, reranks and
+// generations to the models' own threads (batchers, the generator's scheduler), whose callbacks post
+// the next stage back here (ServerContext::continuations).
 
 #include <condition_variable>
 #include <cstddef>
