@@ -273,7 +273,7 @@ void answer_cases(const fs::path& gguf, int threads, int repetitions, store::Col
 
   // Extractive answers: real questions, the default options (hybrid retrieval, 5 sources).
   {
-    rag::AnswerPipeline pipeline(*encoder, nullptr, {{"extractive"}});
+    rag::AnswerPipeline pipeline(*encoder, nullptr, {rag::extractive_backend()});
     std::vector<double> stage, whole;
     std::size_t answered = 0;
     for (const auto& question : questions) {

@@ -117,8 +117,9 @@ int run_answer_worker(WorkerOptions& options, const sigset_t& signals) {
   options.generator.order = {"llama"};
   auto backends = rag::set_up_backends(options.generator);
   if (!backends) return report_error(backends.error());
-  if (!backends->llama) return report_error(make_error(ErrorCode::unavailable, backends->order.front().unavailable));
-  worker::AnswerWorker worker(answers, *backends->llama);
+  Generator* model = backends->first_generator();
+  if (!model) return report_error(make_error(ErrorCode::unavailable, backends->order.front().unavailable));
+  worker::AnswerWorker worker(answers, *model);
 
   auto queues = std::make_shared<queue::WorkQueuePool>(answers.queue_url, answers.queue);
   auto status = status_endpoints(options.listen, [&worker] { return worker.ready(); }, [&worker, queues] {
@@ -127,7 +128,7 @@ int run_answer_worker(WorkerOptions& options, const sigset_t& signals) {
            (figures ? queue::queue_metrics_text({{queues->options().name, std::move(*figures)}}) : "");
   });
   if (!status) return report_error(status.error());
-  log_event("worker_started", {{"consumer", answers.consumer}, {"answers", backends->llama->id()},
+  log_event("worker_started", {{"consumer", answers.consumer}, {"answers", model->id()},
                                {"queue", queue::redacted_redis_url(answers.queue_url)}});
   return run_until_signalled(signals, options.shutdown_deadline_s, [&worker] { worker.stop(); });
 }

@@ -31,7 +31,7 @@ Result<fs::path> find_gguf(const fs::path& data_dir, const std::string& model) {
 
 Generator* AnswerBackends::first_generator() const {
   for (const auto& b : order) {
-    if (b.generator) return b.generator;
+    if (b.answerer && b.answerer->generator()) return b.answerer->generator();
   }
   return nullptr;
 }
@@ -58,8 +58,7 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
                  !loaded) {
         backend.unavailable = loaded.error().message;
       } else {
-        b.llama = std::move(*loaded);
-        backend.generator = b.llama.get();
+        backend = generator_backend(backend.name, std::shared_ptr<Generator>(std::move(*loaded)));
       }
       b.order.push_back(std::move(backend));
     } else if (name == "openai") {
@@ -75,8 +74,7 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
       } else if (auto client = OpenAIChatClient::create(options); !client) {
         backend.unavailable = client.error().message;
       } else {
-        b.openai = std::move(*client);
-        backend.generator = b.openai.get();
+        backend = generator_backend(backend.name, std::shared_ptr<Generator>(std::move(*client)));
       }
       b.order.push_back(std::move(backend));
     } else if (name == "workers") {
@@ -84,12 +82,11 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
       if (!o.workers) {
         backend.unavailable = "no work queue (--queue) to reach answer workers through";
       } else {
-        b.workers = o.workers;
-        backend.generator = b.workers.get();
+        backend = generator_backend(backend.name, o.workers);
       }
       b.order.push_back(std::move(backend));
     } else if (name == "extractive") {
-      b.order.push_back({"extractive"});
+      b.order.push_back(extractive_backend());
     } else {
       return make_error(ErrorCode::invalid_argument, "unknown back-end '" + name + "' (llama, openai, workers or extractive)");
     }

@@ -1,7 +1,8 @@
 #pragma once
 // The answer back-ends a command or the server was configured with, set up in order: a local GGUF model
-// (llama.cpp), an OpenAI-compatible server, the answer workers behind the work queue, extractive sentences. One that cannot be set up (model
-// missing, bad URL) stays in the list with the reason, so the pipeline reports why it fell back.
+// (llama.cpp), an OpenAI-compatible server, the answer workers behind the work queue, extractive
+// sentences. One that cannot be set up (model missing, bad URL) stays in the list with the reason, so
+// the pipeline reports why it fell back.
 
 #include <filesystem>
 #include <memory>
@@ -35,9 +36,6 @@ struct BackendSettings {
 };
 
 struct AnswerBackends {
-  std::unique_ptr<LlamaGenerator> llama;
-  std::unique_ptr<OpenAIChatClient> openai;
-  std::shared_ptr<Generator> workers;
   std::vector<AnswerBackend> order;
 
   // The first back-end with a generator (plain chat needs one), or null.

@@ -61,7 +61,7 @@ std::string answer_cache_key(std::string_view scope, std::string_view question, 
     i = end;
   }
   std::vector<std::string> names;
-  for (const auto& b : backends) names.push_back(b.generator ? b.name + ":" + b.generator->id() : b.name);
+  for (const auto& b : backends) names.push_back(b.answerer ? b.name + ":" + b.answerer->id() : b.name);
   const auto& s = o.search;
   const auto& g = o.generation;
   // A JSON array: unambiguous, whatever the strings hold.

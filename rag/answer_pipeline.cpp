@@ -6,8 +6,8 @@
 
 #include "core/assert.h"
 
-#include "rag/chunk_embedding.h"
-#include "rag/prompt_builder.h"
+#include "rag/extractive_backend.h"
+#include "rag/generator_backend.h"
 
 namespace kotae::rag {
 namespace {
@@ -41,6 +41,12 @@ Source to_source(const search::SearchHit& hit, double relevance) {
 
 }  // namespace
 
+AnswerBackend extractive_backend() { return {"extractive", std::make_shared<ExtractiveBackend>()}; }
+
+AnswerBackend generator_backend(std::string name, std::shared_ptr<Generator> generator) {
+  return {std::move(name), std::make_shared<GeneratorBackend>(std::move(generator))};
+}
+
 AnswerPipeline::AnswerPipeline(const Encoder& encoder, const Reranker* reranker, std::vector<AnswerBackend> backends)
     : encoder_(encoder), reranker_(reranker), backends_(std::move(backends)) {}
 
@@ -65,6 +71,7 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
   Answer answer;
   std::vector<float> question_vector;
   std::vector<Source> retrieved;
+  std::optional<AnswerInput> input;  // what the back-ends answer from, once retrieved
   bool streamed = false;
 
   Run(const AnswerPipeline& pipeline, std::string q, const store::Collection& c, AnswerOptions o, Conversation* history)
@@ -172,101 +179,56 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
 
   // Tries the back-ends from `at` on until one answers (or is under way on its own thread).
   void try_backends(std::size_t at) {
-    for (; at < backends.size(); ++at) {
-      const auto& backend = backends[at];
-      if (!backend.unavailable.empty()) {
-        answer.fallbacks.push_back({backend.name, backend.unavailable});
-        continue;
-      }
-      if (streamed) {
-        send(AnswerEvent::Kind::restart);
-        streamed = false;
-      }
-      if (backend.generator ? generate(at) : extract(backend)) return;
+    for (; at < backends.size() && !backends[at].answerer; ++at) {
+      answer.fallbacks.push_back({backends[at].name, backends[at].unavailable});
     }
-    std::string reasons;
-    for (const auto& f : answer.fallbacks) reasons += (reasons.empty() ? "" : "; ") + f.backend + ": " + f.error;
-    done(make_error(ErrorCode::unsupported, "no back-end could answer (" + (reasons.empty() ? "none configured" : reasons) + ")"));
-  }
-
-  // Sentence vectors come from the store; chunks stored without them (collections indexed before
-  // sentences were kept) are pooled now, the same way ingestion does it. False when it failed.
-  bool extract(const AnswerBackend& backend) {
-    const auto stage_start = Clock::now();
-    number_in_rank_order();
-    send(AnswerEvent::Kind::sources);
-    auto extracted = [&]() -> Result<CitedAnswer> {
-      std::vector<std::int64_t> ids;
-      for (const auto& s : answer.sources) ids.push_back(s.chunk_id);
-      auto sentences = KOTAE_TRY_VALUE(collection.chunk_sentences(ids));
-      for (std::size_t i = 0; i < answer.sources.size(); ++i) {
-        if (!sentences[i].empty()) continue;
-        auto pooled = KOTAE_TRY_VALUE(embed_chunks(encoder, std::span(&answer.sources[i].text, 1)));
-        sentences[i] = std::move(pooled.sentences[0]);
-      }
-      return extract_answer(question_vector, answer.sources, sentences, options.extractive);
-    }();
-    if (!extracted) {
-      answer.fallbacks.push_back({backend.name, extracted.error().message});
-      return false;
+    if (at == backends.size()) {
+      std::string reasons;
+      for (const auto& f : answer.fallbacks) reasons += (reasons.empty() ? "" : "; ") + f.backend + ": " + f.error;
+      return done(make_error(ErrorCode::unsupported,
+                             "no back-end could answer (" + (reasons.empty() ? "none configured" : reasons) + ")"));
     }
-    answer.timings.generate = ms_since(stage_start);
-    if (extracted->citations.empty()) {
-      not_covered();
-    } else {
-      answer.backend = backend.name;
-      answer.text = std::move(extracted->text);
-      answer.citations = std::move(extracted->citations);
+    if (streamed) {
+      send(AnswerEvent::Kind::restart);
+      streamed = false;
     }
-    answer.timings.first_token = ms_since(start);
-    send(AnswerEvent::Kind::token, answer.text);
-    finish();
-    return true;
-  }
-
-  // False when the prompt could not be built; else the generation is under way (or, blocking, over).
-  bool generate(std::size_t at) {
-    const auto& backend = backends[at];
-    const auto stage_start = Clock::now();
-    auto prompt = build_prompt(*backend.generator, question, retrieved, history(),
-                               static_cast<std::size_t>(std::max(options.generation.max_tokens, 1)));
-    if (!prompt) {
-      answer.fallbacks.push_back({backend.name, prompt.error().message});
-      return false;
+    if (!input) {
+      input.emplace(AnswerInput{question, question_vector, retrieved, history(), collection, encoder, options.generation,
+                                options.extractive, blocking});
     }
-    answer.sources = prompt->sources;
-    answer.timings.prompt = ms_since(stage_start);
-    send(AnswerEvent::Kind::sources);
-    const auto generate_start = Clock::now();
     auto self = shared_from_this();
-    auto on_piece = [self](std::string_view piece) {
+    AnswerCallbacks callbacks;
+    callbacks.sources = [self](std::vector<Source> numbered) {
+      self->answer.sources = std::move(numbered);
+      self->send(AnswerEvent::Kind::sources);
+    };
+    callbacks.piece = [self](std::string_view piece) {
       if (!self->streamed) self->answer.timings.first_token = ms_since(self->start);
       self->streamed = true;
       return self->send(AnswerEvent::Kind::token, piece);
     };
-    auto on_done = [self, at, generate_start, sources = prompt->sources](Result<Generation> generated) {
-      if (!generated) {
+    callbacks.done = [self, at, backend_start = Clock::now()](Result<BackendAnswer> answered) {
+      auto& a = self->answer;
+      if (!answered) {
         // A busy model is not a broken one: the client is told to retry rather than given a lesser answer.
-        if (generated.error().code == ErrorCode::overloaded) return self->done(generated.error());
-        self->answer.fallbacks.push_back({self->backends[at].name, generated.error().message});
+        if (answered.error().code == ErrorCode::overloaded) return self->done(answered.error());
+        a.fallbacks.push_back({self->backends[at].name, answered.error().message});
         return self->post([self, at] { self->try_backends(at + 1); });
       }
-      self->answer.timings.generate = ms_since(generate_start);
-      self->answer.generation = generated->stats;
-      self->answer.backend = self->backends[at].name;
-      CitedAnswer cited = resolve_citations(generated->text, sources);
-      self->answer.text = std::move(cited.text);
-      self->answer.citations = std::move(cited.citations);
+      a.timings.prompt = answered->prompt_ms;
+      a.timings.generate = ms_since(backend_start) - answered->prompt_ms;
+      a.generation = std::move(answered->generation);
+      if (!answered->covered) {
+        self->not_covered();
+      } else {
+        a.backend = self->backends[at].name;
+        a.text = std::move(answered->text);
+        a.citations = std::move(answered->citations);
+      }
       self->finish();
     };
-    if (blocking) {
-      on_done(backend.generator->generate(prompt->messages, options.generation, on_piece));
-    } else {
-      backend.generator->start(std::move(prompt->messages), options.generation, std::move(on_piece), std::move(on_done));
-    }
-    return true;
+    backends[at].answerer->answer(*input, std::move(callbacks));
   }
-
 };
 
 Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Collection& collection,

@@ -6,6 +6,7 @@
 // them as Server-Sent Events.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "model/encoder.h"
 #include "model/generator.h"
 #include "model/reranker.h"
+#include "rag/answerer.h"
 #include "rag/citations.h"
 #include "rag/extractive_answerer.h"
 #include "rag/source.h"
@@ -22,13 +24,16 @@
 
 namespace kotae::rag {
 
-// A back-end, in the order they are tried. Extractive has no generator; one that could not be set up
-// (its model missing) keeps the reason, and the next answers in its place.
+// A back-end, in the order they are tried; one that could not be set up (its model missing) keeps the
+// reason, and the next answers in its place.
 struct AnswerBackend {
-  std::string name = {};  // "llama.cpp", "openai", "extractive"
-  Generator* generator = nullptr;
+  std::string name = {};  // "llama.cpp", "openai", "workers", "extractive"
+  std::shared_ptr<const Answerer> answerer = {};  // null when it could not be set up
   std::string unavailable = {};
 };
+
+AnswerBackend extractive_backend();
+AnswerBackend generator_backend(std::string name, std::shared_ptr<Generator> generator);
 
 struct AnswerOptions {
   search::SearchOptions search = [] {
@@ -62,8 +67,6 @@ struct Answer {
   StageTimings timings;
   GenerationStats generation;
 };
-
-inline constexpr const char* kNotCovered = "The documents in this collection do not cover this question.";
 
 struct AnswerEvent {
   enum class Kind {

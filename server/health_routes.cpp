@@ -19,7 +19,7 @@ void add_health_routes(Router& router, ServerContext& context) {
     for (const auto& e : context.models->embedders()) embedders.push_back({{"model", e.model}, {"id", e.id}, {"provider", e.provider}});
     nlohmann::json answers_with = nullptr;  // the back-end a question goes to first: a failed one is passed over
     for (const auto& b : context.models->backends().order) {
-      const bool available = b.name == "extractive" || b.generator != nullptr;
+      const bool available = b.answerer != nullptr;
       if (available && answers_with.is_null()) answers_with = b.name;
       backends.push_back({{"name", b.name}, {"available", available},
                           {"reason", call.admin ? b.unavailable : redact_locations(b.unavailable)}});

@@ -206,7 +206,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
     for (const auto& e : context.models->embedders()) add(e.model, "embedding");
     if (const auto* cross = context.models->cross_encoder()) add(cross->id(), "rerank");
     for (const auto& b : context.models->backends().order) {
-      if (b.generator) add(b.generator->id(), "chat");
+      if (b.answerer && b.answerer->generator()) add(b.answerer->generator()->id(), "chat");
     }
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });

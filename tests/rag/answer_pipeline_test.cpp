@@ -19,6 +19,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A test's generator lent to a back-end, which would otherwise share its ownership.
+std::shared_ptr<Generator> borrowed(Generator* generator) { return {std::shared_ptr<Generator>{}, generator}; }
+
 class AnswerPipelineTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -79,7 +82,7 @@ class AnswerPipelineTest : public ::testing::Test {
 };
 
 TEST_F(AnswerPipelineTest, ExtractsACitedAnswerFromTheFaq) {
-  AnswerPipeline pipeline(*encoder_, nullptr, {{"extractive"}});
+  AnswerPipeline pipeline(*encoder_, nullptr, {extractive_backend()});
   std::vector<AnswerEvent::Kind> kinds;
   auto answer = pipeline.ask("What is a virtual package?", *collection_, {}, nullptr, [&](const AnswerEvent& e) {
     kinds.push_back(e.kind);
@@ -123,7 +126,7 @@ TEST_F(AnswerPipelineTest, PoolsSentencesAtQueryTimeForChunksStoredWithoutThem) 
   auto older = store::Collection::open(dir);
   ASSERT_TRUE(older.ok()) << older.error().message;
 
-  AnswerPipeline pipeline(*encoder_, nullptr, {{"extractive"}});
+  AnswerPipeline pipeline(*encoder_, nullptr, {extractive_backend()});
   auto answer = pipeline.ask("What is a virtual package?", **older, {});
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->backend, "extractive");
@@ -131,7 +134,7 @@ TEST_F(AnswerPipelineTest, PoolsSentencesAtQueryTimeForChunksStoredWithoutThem) 
 }
 
 TEST_F(AnswerPipelineTest, SaysTheDocumentsDoNotCoverAnUnrelatedQuestion) {
-  AnswerPipeline pipeline(*encoder_, nullptr, {{"extractive"}});
+  AnswerPipeline pipeline(*encoder_, nullptr, {extractive_backend()});
   auto answer = pipeline.ask("How long should sourdough bread rise before baking?", *collection_, {});
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_FALSE(answer->covered);
@@ -157,7 +160,7 @@ TEST_F(AnswerPipelineTest, FallsBackToTheNextBackEndAndSaysWhichAnswered) {
   auto client = OpenAIChatClient::create(down);
   ASSERT_TRUE(client.ok());
   AnswerPipeline pipeline(*encoder_, nullptr,
-                          {{"llama.cpp", nullptr, llama_missing.error().message}, {"openai", client->get()}, {"extractive"}});
+                          {{"llama.cpp", nullptr, llama_missing.error().message}, generator_backend("openai", borrowed(client->get())), extractive_backend()});
   auto answer = pipeline.ask("How do I upgrade to the next Debian release?", *collection_, {});
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->backend, "extractive");
@@ -168,7 +171,7 @@ TEST_F(AnswerPipelineTest, FallsBackToTheNextBackEndAndSaysWhichAnswered) {
   EXPECT_NE(answer->fallbacks[1].error.find(down.base_url), std::string::npos);
 
   // With nothing left to fall back to, the error names every back-end's reason.
-  AnswerPipeline nothing(*encoder_, nullptr, {{"openai", client->get()}});
+  AnswerPipeline nothing(*encoder_, nullptr, {generator_backend("openai", borrowed(client->get()))});
   auto failed = nothing.ask("How do I upgrade to the next Debian release?", *collection_, {});
   ASSERT_FALSE(failed.ok());
   EXPECT_NE(failed.error().message.find("openai"), std::string::npos);
@@ -177,7 +180,7 @@ TEST_F(AnswerPipelineTest, FallsBackToTheNextBackEndAndSaysWhichAnswered) {
 TEST_F(AnswerPipelineTest, ALocalModelStreamsItsAnswerAndAFollowUpReusesThePrefix) {
   auto llama = tiny_llama();
   ASSERT_TRUE(llama);
-  AnswerPipeline pipeline(*encoder_, nullptr, {{"llama.cpp", llama.get()}, {"extractive"}});
+  AnswerPipeline pipeline(*encoder_, nullptr, {generator_backend("llama.cpp", borrowed(llama.get())), extractive_backend()});
   Conversation conversation;
   std::string streamed;
   auto first = pipeline.ask("How do I upgrade to the next Debian release?", *collection_, greedy(24), &conversation,
@@ -212,7 +215,7 @@ TEST_F(AnswerPipelineTest, AnOpenAICompatibleServerAnswers) {
   options.context_tokens = 4096;
   auto client = OpenAIChatClient::create(options);
   ASSERT_TRUE(client.ok());
-  AnswerPipeline pipeline(*encoder_, nullptr, {{"openai", client->get()}, {"extractive"}});
+  AnswerPipeline pipeline(*encoder_, nullptr, {generator_backend("openai", borrowed(client->get())), extractive_backend()});
   std::size_t pieces = 0;
   auto answer = pipeline.ask("What is a virtual package?", *collection_, greedy(16), nullptr, [&](const AnswerEvent& e) {
     pieces += e.kind == AnswerEvent::Kind::token;
