@@ -10,6 +10,7 @@
 
 #include "model/cuda_plugin.h"
 #include "model/encoder.h"
+#include "text/wordpiece_tokenizer.h"
 #include "model/model_manifest.h"
 
 namespace kotae {
@@ -26,7 +27,7 @@ class CudaSentenceEncoder final : public Encoder {
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
   const std::string& provider() const override { return provider_; }
   text::Encoding tokenize(std::string_view text) const override;
-  const text::WordPieceTokenizer& tokenizer() const override { return tokenizer_; }
+  const text::Tokenizer& tokenizer() const override { return tokenizer_; }
   std::size_t max_length() const override { return static_cast<std::size_t>(manifest_.max_length); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
   Result<RangeEmbeddings> embed_encoded_with_ranges(std::span<const text::Encoding> encodings,

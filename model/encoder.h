@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "text/wordpiece_tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace kotae {
 
@@ -45,7 +45,7 @@ class Encoder {
   // Tokens as the model will see them: special tokens added, truncated to its maximum length.
   virtual text::Encoding tokenize(std::string_view text) const = 0;
   // The tokenizer itself, for counting tokens without special tokens or truncation (the chunker).
-  virtual const text::WordPieceTokenizer& tokenizer() const = 0;
+  virtual const text::Tokenizer& tokenizer() const = 0;
   // Longest input the model reads, special tokens included; longer texts are truncated.
   virtual std::size_t max_length() const = 0;
   virtual Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const = 0;

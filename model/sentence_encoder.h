@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "model/encoder.h"
+#include "text/wordpiece_tokenizer.h"
 #include "model/model_manifest.h"
 #include "model/onnx_session.h"
 
@@ -35,7 +36,7 @@ class SentenceEncoder final : public Encoder {
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
   const std::string& provider() const override { return session_->provider(); }
   text::Encoding tokenize(std::string_view text) const override;
-  const text::WordPieceTokenizer& tokenizer() const override { return tokenizer_; }
+  const text::Tokenizer& tokenizer() const override { return tokenizer_; }
   std::size_t max_length() const override { return static_cast<std::size_t>(manifest_.max_length); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
   // Mean-pooling models only.

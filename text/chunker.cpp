@@ -177,7 +177,7 @@ Chunk make_chunk(std::size_t begin, std::size_t end, std::size_t token_count, co
 
 }  // namespace
 
-Result<std::vector<Chunk>> chunk_document(const Document& document, const WordPieceTokenizer& tokenizer,
+Result<std::vector<Chunk>> chunk_document(const Document& document, const Tokenizer& tokenizer,
                                           const ChunkerOptions& options) {
   if (options.max_tokens == 0) return make_error(ErrorCode::invalid_argument, "chunker: max_tokens must be positive");
   if (options.overlap_tokens != 0 && 2 * options.overlap_tokens >= options.max_tokens) {

@@ -11,7 +11,7 @@
 
 #include "core/result.h"
 #include "text/document.h"
-#include "text/wordpiece_tokenizer.h"
+#include "text/tokenizer.h"
 
 namespace kotae::text {
 
@@ -30,7 +30,7 @@ struct Chunk {
 };
 
 // Fails (invalid_argument) only on unusable options.
-Result<std::vector<Chunk>> chunk_document(const Document& document, const WordPieceTokenizer& tokenizer,
+Result<std::vector<Chunk>> chunk_document(const Document& document, const Tokenizer& tokenizer,
                                           const ChunkerOptions& options = {});
 
 }  // namespace kotae::text

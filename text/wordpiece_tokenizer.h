@@ -14,19 +14,9 @@
 
 #include "core/result.h"
 #include "text/bert_normalizer.h"
+#include "text/tokenizer.h"
 
 namespace kotae::text {
-
-struct Encoding {
-  std::vector<std::int32_t> ids;
-  std::vector<std::int32_t> type_ids;
-  // Byte span of each token in the text it came from (text A or, where type_ids is 1, text B);
-  // {0, 0} for special tokens.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> offsets;
-  std::vector<std::uint8_t> special_tokens_mask;
-
-  std::size_t size() const { return ids.size(); }
-};
 
 // How a pair that is too long is cut (Hugging Face's truncation strategies).
 enum class PairTruncation {
@@ -49,23 +39,23 @@ struct WordPieceOptions {
   std::vector<std::string> added_tokens;
 };
 
-class WordPieceTokenizer {
+class WordPieceTokenizer final : public Tokenizer {
  public:
   static Result<WordPieceTokenizer> from_tokenizer_json(const std::filesystem::path& path);
   static Result<WordPieceTokenizer> from_vocab_txt(const std::filesystem::path& path, WordPieceOptions options = {});
 
   // max_length counts the special tokens; 0 means no truncation.
-  Encoding encode(std::string_view text, std::size_t max_length = 0) const;
-  Encoding encode_pair(std::string_view a, std::string_view b, std::size_t max_length = 0) const;
+  Encoding encode(std::string_view text, std::size_t max_length = 0) const override;
+  Encoding encode_pair(std::string_view a, std::string_view b, std::size_t max_length = 0) const override;
   Encoding encode_pair(std::string_view a, std::string_view b, std::size_t max_length, PairTruncation truncation) const;
 
   // Token ids of the text alone: no special tokens, no truncation (used to count tokens).
-  Encoding tokenize(std::string_view text) const;
+  Encoding tokenize(std::string_view text) const override;
   // At least the first `needed` tokens of the text (all of them when it has fewer), from only about the
   // bytes they come from: a long text is cut before it is tokenized, not after.
   Encoding tokenize_prefix(std::string_view text, std::size_t needed) const;
 
-  std::size_t vocab_size() const { return vocab_.size(); }
+  std::size_t vocab_size() const override { return vocab_.size(); }
   std::int32_t pad_id() const { return pad_id_; }
   // The id of a token, or -1 when the vocabulary lacks it.
   std::int32_t token_id(std::string_view token) const;
