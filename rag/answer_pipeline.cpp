@@ -6,6 +6,7 @@
 
 #include "core/assert.h"
 
+#include "rag/answer_cache.h"
 #include "rag/extractive_backend.h"
 #include "rag/generator_backend.h"
 
@@ -72,6 +73,7 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
   std::vector<float> question_vector;
   std::vector<Source> retrieved;
   std::optional<AnswerInput> input;  // what the back-ends answer from, once retrieved
+  std::string cache_key;
   bool streamed = false;
 
   Run(const AnswerPipeline& pipeline, std::string q, const store::Collection& c, AnswerOptions o, Conversation* history)
@@ -94,6 +96,7 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
     if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
       return done(make_error(ErrorCode::invalid_argument, "the question is empty"));
     }
+    if (options.cache && history().turns.empty() && answer_from_cache()) return;
     auto self = shared_from_this();
     auto embedded = [self, embed_start = Clock::now()](Result<Embeddings> vector) {
       self->answer.timings.embed = ms_since(embed_start);
@@ -156,8 +159,26 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
     try_backends(0);
   }
 
+  // A first question asked before, answered the same events from the cache.
+  bool answer_from_cache() {
+    cache_key = answer_cache_key(options.cache_scope, question, options, backends);
+    auto cached = options.cache->find(cache_key);
+    answer.cache = cached ? "hit" : "miss";
+    if (!cached) return false;
+    answer = std::move(*cached);
+    answer.cache = "hit";
+    send(AnswerEvent::Kind::sources);
+    send(AnswerEvent::Kind::token, answer.text);
+    finish();
+    return true;
+  }
+
   void finish() {
-    answer.timings.total = ms_since(start);
+    // Kept unless a failing back-end degraded it or it was cut short.
+    if (answer.cache == "miss" && answer.fallbacks.empty() && answer.generation.finish_reason != "cancelled") {
+      options.cache->put(cache_key, answer);
+    }
+    if (answer.cache != "hit") answer.timings.total = ms_since(start);
     send(AnswerEvent::Kind::citations);
     send(AnswerEvent::Kind::timings);
     send(AnswerEvent::Kind::done);

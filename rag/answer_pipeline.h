@@ -24,6 +24,8 @@
 
 namespace kotae::rag {
 
+class AnswerCache;
+
 // A back-end, in the order they are tried; one that could not be set up (its model missing) keeps the
 // reason, and the next answers in its place.
 struct AnswerBackend {
@@ -46,6 +48,10 @@ struct AnswerOptions {
   double min_relevance = 0.3;
   GenerationOptions generation;  // max_tokens is also the room the prompt leaves for the answer
   ExtractiveOptions extractive;
+  // Where a first question (no earlier turns) is answered again from, and a fresh answer kept: `scope`
+  // names the collection in its present state ("tenant/name@generation"). Null: no cache.
+  AnswerCache* cache = nullptr;
+  std::string cache_scope = {};
 };
 
 struct StageTimings {  // milliseconds
@@ -66,6 +72,7 @@ struct Answer {
   std::vector<Fallback> fallbacks;  // back-ends that were tried first and failed
   StageTimings timings;
   GenerationStats generation;
+  std::string cache = "off";  // "hit": from the answer cache; "miss": looked up, answered, kept; "off": not looked up
 };
 
 struct AnswerEvent {

@@ -9,7 +9,6 @@
 #include <optional>
 
 #include "core/random_id.h"
-#include "rag/answer_cache.h"
 #include "rag/answer_json.h"
 #include "server/ask_request.h"
 #include "server/json_body.h"
@@ -90,38 +89,37 @@ struct AskInFlight {
   AskCall ask;
   std::unique_ptr<ConversationTurn> turn;
   std::shared_ptr<Responder> out;
-  bool cacheable = false;
-  std::string cache_key;
-  std::optional<rag::Answer> cached;
-  nlohmann::json record;  // an async question's (server/ask_tasks.h)
+  bool streaming = false;  // the event stream has begun (at the first event: its header tells the cache state)
+  nlohmann::json record;   // an async question's (server/ask_tasks.h)
 
-  std::string cache_state() const { return !cacheable ? "off" : cached ? "hit" : "miss"; }
   nlohmann::json whole(const rag::Answer& a) const {
     auto json = rag::to_json(a, ask.question);
     json["conversation_id"] = ask.conversation_id;
     json["collection"] = ask.collection->name;
-    json["cache"] = cache_state();
+    json["cache"] = a.cache;
     return json;
   }
-  void remember(ServerContext& context, const rag::Answer& a) {
-    context.metrics.answer(a, cached.has_value());
-    if (cached) {
-      if (a.covered) ask.conversation->conversation.turns.push_back({ask.question, a.text, a.sources});
-    } else if (cacheable && a.fallbacks.empty() && a.generation.finish_reason != "cancelled") {
-      context.answer_cache->put(cache_key, a);  // not an answer a failing back-end degraded
-    }
+  // Metrics, and the conversation free for its next question.
+  void answered(ServerContext& context, const Result<rag::Answer>& a) {
+    turn.reset();
+    if (!a) return;
+    if (a->cache != "off") context.metrics.cache_lookup(a->cache == "hit");
+    context.metrics.answer(*a, a->cache == "hit");
   }
-  rag::AnswerSink events() const {
+  static rag::AnswerSink events(std::shared_ptr<AskInFlight> self) {
     using Kind = rag::AnswerEvent::Kind;
-    return [out = out, id = ask.conversation_id](const rag::AnswerEvent& e) {
+    return [self](const rag::AnswerEvent& e) {
+      auto& stream = *self->out;
+      if (!std::exchange(self->streaming, true)) stream.begin_events({{"X-Kotae-Cache", e.answer->cache}});
       switch (e.kind) {
         case Kind::sources:
-          return out->event("sources", dump({{"conversation_id", id}, {"sources", rag::sources_json(e.answer->sources)}}));
-        case Kind::token: return out->event("token", dump({{"text", e.token}}));
-        case Kind::restart: return out->event("restart", "{}");
+          return stream.event("sources", dump({{"conversation_id", self->ask.conversation_id},
+                                            {"sources", rag::sources_json(e.answer->sources)}}));
+        case Kind::token: return stream.event("token", dump({{"text", e.token}}));
+        case Kind::restart: return stream.event("restart", "{}");
         case Kind::citations:
-          return out->event("citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
-        case Kind::timings: return out->event("timings", dump({{"timings_ms", rag::to_json(e.answer->timings)}}));
+          return stream.event("citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
+        case Kind::timings: return stream.event("timings", dump({{"timings_ms", rag::to_json(e.answer->timings)}}));
         case Kind::done: return true;  // the whole answer follows
       }
       return true;
@@ -149,29 +147,15 @@ void add_ask_routes(Router& router, ServerContext& context) {
                         " turns, the most one may have: start a new one");
     }
     // A first question may be answered from the cache (a follow-up depends on its conversation). The
-    // collection's generation is read before answering: a change meanwhile leaves the entry unreachable.
-    q->cacheable = bool_field(body, "cache", true) && conversation.turns.empty();
-    if (q->cacheable) {
-      q->cache_key = rag::answer_cache_key(call.tenant + "/" + ask.collection->name + "/" + ask.collection->instance + "@" +
-                                               std::to_string(ask.collection->generation.load()),
-                                           ask.question, ask.options, ask.backends);
-      q->cached = context.answer_cache->find(q->cache_key);
-      context.metrics.cache_lookup(q->cached.has_value());
+    // scope names the collection's generation as it is now: a change meanwhile leaves the entry unreachable.
+    if (bool_field(body, "cache", true)) {
+      ask.options.cache = context.answer_cache.get();
+      ask.options.cache_scope = call.tenant + "/" + ask.collection->name + "/" + ask.collection->instance + "@" +
+                                std::to_string(ask.collection->generation.load());
     }
 
-    // The answer, from the cache or the pipeline; `done` runs where the answer was finished (a model's
-    // thread), once. Errors come as an ApiError.
-    auto answer = [&context, q](rag::AnswerSink sink, std::function<void(Result<rag::Answer>)> done) {
-      if (q->cached) {  // the same events, from the stored answer
-        using Kind = rag::AnswerEvent::Kind;
-        const rag::Answer& a = *q->cached;
-        if (sink) {
-          for (auto kind : {Kind::sources, Kind::token, Kind::citations, Kind::timings}) {
-            sink({kind, kind == Kind::token ? std::string_view(a.text) : std::string_view(), &a});
-          }
-        }
-        return done(a);
-      }
+    // `done` runs where the answer was finished (a model's thread, or here), once.
+    auto answer = [&context, q](rag::AnswerSink sink, rag::AnswerDone done) {
       rag::AnswerPipeline pipeline(*q->ask.collection->encoder, context.models->cross_encoder(), q->ask.backends);
       pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.conversation->conversation,
                          std::move(sink), std::move(done), context.continuations());
@@ -189,8 +173,8 @@ void add_ask_routes(Router& router, ServerContext& context) {
       q->record["status"] = "running";
       keep(context, q->record);
       return answer({}, [&context, q](Result<rag::Answer> a) {
+        q->answered(context, a);
         if (a) {
-          q->remember(context, *a);
           q->record["answer"] = q->whole(*a);
           q->record["status"] = "succeeded";
         } else {
@@ -198,27 +182,26 @@ void add_ask_routes(Router& router, ServerContext& context) {
           q->record["status"] = "failed";
         }
         q->record["finished_at"] = unix_seconds();
-        q->turn.reset();
         context.continuations()([&context, q] { keep(context, q->record); });  // a store's round trip
       });
     }
     if (!stream) {
       return answer({}, [&context, q](Result<rag::Answer> a) {
-        q->turn.reset();
+        q->answered(context, a);
         if (!a) return q->out->send(error_response(from_error(a.error())));
-        q->remember(context, *a);
         auto response = json_response(200, q->whole(*a));
-        response.headers.emplace_back("X-Kotae-Cache", q->cache_state());
+        response.headers.emplace_back("X-Kotae-Cache", a->cache);
         q->out->send(std::move(response));
       });
     }
-    q->out->begin_events({{"X-Kotae-Cache", q->cache_state()}});
-    answer(q->events(), [&context, q](Result<rag::Answer> a) {
-      q->turn.reset();
+    answer(AskInFlight::events(q), [&context, q](Result<rag::Answer> a) {
+      q->answered(context, a);
+      if (!q->streaming) {  // failed before its first event: a plain error response, with its status
+        if (!a) return q->out->send(error_response(from_error(a.error())));
+      }
       if (!a) {
         q->out->event("error", dump(error_json(from_error(a.error()))));
       } else {
-        q->remember(context, *a);
         q->out->event("done", dump(q->whole(*a)));
       }
       q->out->end_events();
