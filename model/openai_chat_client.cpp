@@ -345,8 +345,43 @@ Result<std::unique_ptr<OpenAIChatClient>> OpenAIChatClient::create(OpenAIChatOpt
   return std::unique_ptr<OpenAIChatClient>(new OpenAIChatClient(std::move(options)));
 }
 
+// A connection kept alive: curl keeps it in the multi handle's cache, so the pair goes back to the
+// pool together.
+struct Connection {
+  MultiHandle multi{curl_multi_init()};
+  EasyHandle easy{curl_easy_init()};
+};
+
+struct OpenAIChatClient::Connections {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Connection>> idle;
+  std::size_t max_idle = 0;
+
+  std::unique_ptr<Connection> acquire() {
+    {
+      std::lock_guard lock(mutex);
+      if (!idle.empty()) {
+        auto connection = std::move(idle.back());
+        idle.pop_back();
+        curl_easy_reset(connection->easy.get());  // options go; the live connection stays
+        return connection;
+      }
+    }
+    return std::make_unique<Connection>();
+  }
+  void release(std::unique_ptr<Connection> connection) {
+    std::lock_guard lock(mutex);
+    if (idle.size() < max_idle) idle.push_back(std::move(connection));
+  }
+};
+
 OpenAIChatClient::OpenAIChatClient(OpenAIChatOptions options)
-    : options_(std::move(options)), endpoint_(options_.base_url + "/chat/completions") {}
+    : options_(std::move(options)), endpoint_(options_.base_url + "/chat/completions"),
+      connections_(std::make_unique<Connections>()) {
+  connections_->max_idle = options_.max_idle_connections;
+}
+
+OpenAIChatClient::~OpenAIChatClient() = default;
 
 std::string OpenAIChatClient::id() const {
   return "openai:" + options_.base_url + (options_.model.empty() ? "" : " " + options_.model);
@@ -374,8 +409,9 @@ Result<Generation> OpenAIChatClient::generate(std::span<const ChatMessage> messa
   const Clock::time_point start = Clock::now();
   const int attempts_allowed = 1 + options_.max_retries;
   for (int attempt_no = 1;; ++attempt_no) {
-    EasyHandle easy(curl_easy_init());
-    MultiHandle multi(curl_multi_init());
+    auto connection = connections_->acquire();
+    EasyHandle& easy = connection->easy;
+    MultiHandle& multi = connection->multi;
     if (!easy || !multi) return make_error(ErrorCode::internal, "curl_easy_init failed");
     Attempt attempt;
     attempt.easy = easy.get();
@@ -403,6 +439,7 @@ Result<Generation> OpenAIChatClient::generate(std::span<const ChatMessage> messa
     // own low-speed limit counts in whole seconds and would also fire while a long prompt is read.
     CURLcode code = CURLE_OK;
     bool idle = false;
+    auto next_probe = Clock::now();
     if (curl_multi_add_handle(multi.get(), e) != CURLM_OK) {
       return make_error(ErrorCode::internal, "curl_multi_add_handle failed");
     }
@@ -418,6 +455,13 @@ Result<Generation> OpenAIChatClient::generate(std::span<const ChatMessage> messa
         idle = true;
         break;
       }
+      if (options.wanted && Clock::now() >= next_probe) {  // the caller's client may have gone
+        next_probe = Clock::now() + std::chrono::milliseconds(250);
+        if (!options.wanted()) {
+          attempt.cancelled = true;
+          break;
+        }
+      }
       curl_multi_poll(multi.get(), nullptr, 0, 50, nullptr);
     }
     int queued = 0;
@@ -425,7 +469,8 @@ Result<Generation> OpenAIChatClient::generate(std::span<const ChatMessage> messa
       if (msg->msg == CURLMSG_DONE) code = msg->data.result;
     }
     if (attempt.status == 0) curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &attempt.status);
-    curl_multi_remove_handle(multi.get(), e);
+    curl_multi_remove_handle(multi.get(), e);  // a transfer broken off closes its connection
+    connections_->release(std::move(connection));
     if (!idle && code == CURLE_OK && attempt.status >= 200 && attempt.status < 300) {
       attempt.sse.finish([&](std::string_view event) { return attempt.on_event(event); });
     }

@@ -6,8 +6,11 @@
 //
 // Failures before any byte of the answer arrived (connection refused, DNS, timeouts) and overload
 // answers (HTTP 429/502/503/504) are retried with exponential backoff, honouring Retry-After; once the
-// server has started answering nothing is retried, so the caller never sees a piece twice. Each call
-// uses its own connection, so generate() may run on several threads at once.
+// server has started answering nothing is retried, so the caller never sees a piece twice.
+// Connections are kept alive between calls (a pool of idle ones, each used by one call at a time), so
+// generate() may run on several threads at once without a TCP and TLS handshake per answer. A request
+// whose caller no longer wants it (GenerationOptions::wanted, the server's client gone) is given up:
+// the connection is closed, which stops the server's work too.
 
 #include <cstddef>
 #include <memory>
@@ -30,12 +33,14 @@ struct OpenAIChatOptions {
   int max_retries = 2;               // attempts after the first
   long retry_backoff_ms = 200;       // before the first retry; doubled for each further one
   long max_retry_after_ms = 10000;   // a server's Retry-After is honoured up to this
+  std::size_t max_idle_connections = 16;  // kept alive between calls; more are closed when their call ends
 };
 
 class OpenAIChatClient final : public Generator {
  public:
   // Fails (invalid_argument) for a base_url that is not http:// or https://.
   static Result<std::unique_ptr<OpenAIChatClient>> create(OpenAIChatOptions options);
+  ~OpenAIChatClient() override;
 
   std::string id() const override;
   std::size_t context_tokens() const override { return options_.context_tokens; }
@@ -56,6 +61,8 @@ class OpenAIChatClient final : public Generator {
 
   OpenAIChatOptions options_;
   std::string endpoint_;  // base_url + "/chat/completions"
+  struct Connections;
+  std::unique_ptr<Connections> connections_;  // idle, kept alive
 };
 
 }  // namespace kotae

@@ -470,5 +470,61 @@ TEST(OpenAIChatClientFailures, AnErrorEventMidStreamIsAModelError) {
   EXPECT_NE(answer.error().message.find("failed to decode the batch"), std::string::npos) << answer.error().message;
 }
 
+// An answer that leaves the connection open (Content-Length, no "Connection: close").
+std::string kept_alive_answer(const std::string& text) {
+  const std::string body = "data: {\"choices\":[{\"delta\":{\"content\":\"" + text +
+                           "\"},\"finish_reason\":null}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+                           "data: [DONE]\n\n";
+  return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\n\r\n" + body;
+}
+
+TEST(OpenAIChatClientConnections, AnswersOneAfterAnotherTravelOnOneKeptAliveConnection) {
+  ScriptedServer server([](int fd, const std::atomic<bool>& stop) {
+    for (int answered = 0; !stop; ++answered) {  // every request on this connection, until the client hangs up
+      if (answered > 0 && read_request(fd).empty()) return;
+      if (!send_all(fd, kept_alive_answer("answer " + std::to_string(answered)))) return;
+    }
+  });
+  ASSERT_TRUE(server.ok());
+  auto generator = make_client({.base_url = server.base_url()});
+  ASSERT_TRUE(generator);
+  for (int i = 0; i < 3; ++i) {
+    auto answer = generator->generate(kMessages, {});
+    ASSERT_TRUE(answer.ok()) << answer.error().message;
+    EXPECT_EQ(answer->text, "answer " + std::to_string(i));
+  }
+  EXPECT_EQ(server.connections(), 1);
+}
+
+TEST(OpenAIChatClientConnections, ARequestNobodyWantsAnyMoreIsGivenUpAndItsConnectionClosed) {
+  std::atomic<bool> hung_up = false;
+  ScriptedServer server([&](int fd, const std::atomic<bool>& stop) {
+    const std::string piece = "data: {\"choices\":[{\"delta\":{\"content\":\"slow\"},\"finish_reason\":null}]}\n\n";
+    if (!send_all(fd, kStreamHead) || !send_all(fd, piece)) return;
+    hold_open(fd, stop);  // returns when the client hangs up
+    hung_up = !stop;
+  });
+  ASSERT_TRUE(server.ok());
+  auto generator = make_client({.base_url = server.base_url(), .idle_timeout_ms = 20000});
+  ASSERT_TRUE(generator);
+  std::atomic<bool> client_here = true;
+  GenerationOptions options;
+  options.wanted = [&] { return client_here.load(); };
+  std::thread leaves([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    client_here = false;  // the server's client goes away
+  });
+  const auto start = Clock::now();
+  auto answer = generator->generate(kMessages, options);
+  leaves.join();
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(answer->stats.finish_reason, "cancelled");
+  EXPECT_EQ(answer->text, "slow");
+  EXPECT_LT(seconds_since(start), 5.0);  // not the 20 s idle timeout
+  for (int i = 0; i < 100 && !hung_up; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_TRUE(hung_up) << "the upstream connection is closed, so the upstream server stops";
+}
+
 }  // namespace
 }  // namespace kotae
