@@ -23,8 +23,12 @@ std::string pages(const Source& s) {
   return ", pages " + std::to_string(s.page_first) + "-" + std::to_string(s.page_last);
 }
 
+// Said again after the question, where small models heed it most.
+constexpr std::string_view kCitationReminder = "\n\nAnswer in a few sentences, each followed by the number of its source, like [1].";
+
+// `remind`: a turn shown as it was asked (a condensed one is its bare question).
 std::string render_turn_question(std::span<const Source> shown, std::span<const int> also_relevant,
-                                 std::string_view question) {
+                                 std::string_view question, bool remind) {
   std::string out;
   if (!shown.empty()) {
     out += "Sources:\n";
@@ -48,6 +52,7 @@ std::string render_turn_question(std::span<const Source> shown, std::span<const 
   }
   out += "Question: ";
   out += question;
+  if (remind) out += kCitationReminder;
   return out;
 }
 
@@ -68,7 +73,7 @@ Prompt render(const Layout& layout, std::string_view question, std::span<const S
   for (std::size_t t = layout.first_turn; t < turns.size(); ++t) {
     const bool condensed = t < layout.condensed_upto;
     std::span<const Source> shown = condensed ? std::span<const Source>() : std::span<const Source>(turns[t].sources);
-    p.messages.push_back({"user", render_turn_question(shown, {}, turns[t].question)});
+    p.messages.push_back({"user", render_turn_question(shown, {}, turns[t].question, !condensed)});
     p.messages.push_back({"assistant", turns[t].answer});
     for (const auto& s : shown) {
       p.sources.push_back(s);
@@ -100,7 +105,7 @@ Prompt render(const Layout& layout, std::string_view question, std::span<const S
     text += " …";
     p.truncated_source = true;
   }
-  p.messages.push_back({"user", render_turn_question(p.new_sources, also_relevant, question)});
+  p.messages.push_back({"user", render_turn_question(p.new_sources, also_relevant, question, true)});
   p.sources.insert(p.sources.end(), p.new_sources.begin(), p.new_sources.end());
   return p;
 }

@@ -50,11 +50,10 @@ class AnswerPipelineTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  static std::unique_ptr<LlamaGenerator> tiny_llama() {
-    LlamaGeneratorOptions options;
-    options.context_length = 16384;
-    options.threads = 2;
-    auto loaded = LlamaGenerator::load(root_ / "tiny-chat.gguf", options);
+  // SmolLM2-135M-Instruct, the instruction-tuned model scripts/setup installs.
+  static std::unique_ptr<LlamaGenerator> instruct_model() {
+    auto loaded = LlamaGenerator::load(kotae::testing::model_dir("smollm2-135m-instruct") / "model.gguf",
+                                       {.context_length = 4096, .parallel = 2, .threads = 2});
     EXPECT_TRUE(loaded.ok()) << loaded.error().message;
     return loaded ? std::move(*loaded) : nullptr;
   }
@@ -178,12 +177,12 @@ TEST_F(AnswerPipelineTest, FallsBackToTheNextBackEndAndSaysWhichAnswered) {
 }
 
 TEST_F(AnswerPipelineTest, ALocalModelStreamsItsAnswerAndAFollowUpReusesThePrefix) {
-  auto llama = tiny_llama();
+  auto llama = instruct_model();
   ASSERT_TRUE(llama);
   AnswerPipeline pipeline(*encoder_, nullptr, {generator_backend("llama.cpp", borrowed(llama.get())), extractive_backend()});
   Conversation conversation;
   std::string streamed;
-  auto first = pipeline.ask("How do I upgrade to the next Debian release?", *collection_, greedy(24), &conversation,
+  auto first = pipeline.ask("How do I upgrade to the next Debian release?", *collection_, greedy(64), &conversation,
                             [&](const AnswerEvent& e) {
                               if (e.kind == AnswerEvent::Kind::token) streamed += e.token;
                               return true;
@@ -196,8 +195,13 @@ TEST_F(AnswerPipelineTest, ALocalModelStreamsItsAnswerAndAFollowUpReusesThePrefi
   ASSERT_EQ(conversation.turns.size(), 1u);
   EXPECT_EQ(conversation.turns[0].sources.size(), first->sources.size());
   EXPECT_EQ(first->sources.front().number, 1);
+  // Whatever it cites is one of the sources it was shown, quoted to the byte.
+  for (const auto& c : first->citations) {
+    EXPECT_TRUE(std::any_of(first->sources.begin(), first->sources.end(), [&](const Source& s) { return s.number == c.number; }));
+    expect_exact(c);
+  }
 
-  auto second = pipeline.ask("And how do I keep it up to date?", *collection_, greedy(24), &conversation);
+  auto second = pipeline.ask("And how do I keep it up to date?", *collection_, greedy(64), &conversation);
   ASSERT_TRUE(second.ok()) << second.error().message;
   ASSERT_EQ(conversation.turns.size(), 2u);
   // The instruction, the first question with its sources and the first answer were not decoded again.

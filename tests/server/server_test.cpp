@@ -610,53 +610,94 @@ TEST(ServerLifecycleTest, AFullWorkQueueAnswers503WithARetryHint) {
   fs::remove_all(dir);
 }
 
-// Plain chat completions (no collection) from a local GGUF: the tiny generated model, whose words are
-// random but whose tokens, streaming and limits are real.
-TEST(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) {
-  const auto dir = fresh_temp_dir("kotae-server-chat");
-  ASSERT_TRUE(write_tiny_llama_gguf(dir / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}));
-  // Models load only from the data folder's models (integrity gate): the embedder linked in, the GGUF added.
-  const auto data = dir / "data";
-  ASSERT_TRUE(link_installed_model(kDefaultEmbeddingModel, models_dir(data)));
-  const auto added = run_command(std::string(KOTAE_BINARY) + " model add " + (dir / "tiny-chat.gguf").string() +
-                                     " --name tiny-chat --data " + data.string(),
-                                 dir / "add.err");
-  ASSERT_EQ(added.exit_code, 0) << added.err;
-  KotaeServerProcess server(KOTAE_BINARY, {"--data", data.string(), "--model", "tiny-chat",
-                                           "--context", "2048", "--threads", "1"}, dir / "server.log");
-  ASSERT_EQ(server.error(), "");
-  json request{{"model", "tiny"}, {"max_tokens", 8}, {"temperature", 0}, {"messages", {{{"role", "system"}, {"content", "Be brief."}},
-                                                                                      {{"role", "user"}, {"content", "Say hello."}}}}};
-  auto whole = http_request("POST", server.url("/v1/chat/completions"), request.dump(), {"Content-Type: application/json"});
+// Plain chat completions (no collection) from a local GGUF: SmolLM2-135M-Instruct, a real
+// instruction-tuned model (scripts/setup installs it), streamed and not; and its one slot's queue full.
+class ServerChatTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("kotae-server-chat-" + std::to_string(::getpid())));
+    fs::remove_all(*dir_);
+    // Models load only from the data folder's models (integrity gate): the installed ones linked in.
+    ASSERT_TRUE(link_installed_model(kDefaultEmbeddingModel, models_dir(*dir_ / "data")));
+    ASSERT_TRUE(link_installed_model("smollm2-135m-instruct", models_dir(*dir_ / "data")));
+    server_ = new KotaeServerProcess(KOTAE_BINARY, {"--data", (*dir_ / "data").string(), "--model", "smollm2-135m-instruct",
+                                                    "--context", "2048", "--threads", "2", "--parallel", "1",
+                                                    "--max-queued-generations", "1"},
+                                     *dir_ / "server.log");
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+  static HttpReply chat(const json& request) {
+    return http_request("POST", server_->url("/v1/chat/completions"), request.dump(), {"Content-Type: application/json"});
+  }
+  static inline fs::path* dir_ = nullptr;
+  static inline KotaeServerProcess* server_ = nullptr;
+};
+
+TEST_F(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) {
+  ASSERT_EQ(server_->error(), "");
+  json request{{"model", "smollm2"}, {"max_tokens", 32}, {"temperature", 0},
+               {"messages", {{{"role", "system"}, {"content", "You are a helpful assistant. Answer in one short sentence."}},
+                             {{"role", "user"}, {"content", "What is the capital of France?"}}}}};
+  auto whole = chat(request);
   ASSERT_EQ(whole.status, 200) << whole.body;
   auto body = json::parse(whole.body);
   EXPECT_EQ(body["object"], "chat.completion");
-  EXPECT_EQ(body["model"], "tiny");
+  EXPECT_EQ(body["model"], "smollm2");
   EXPECT_EQ(body["choices"][0]["message"]["role"], "assistant");
-  EXPECT_LE(body["usage"]["completion_tokens"].get<int>(), 8);
-  EXPECT_GT(body["usage"]["prompt_tokens"].get<int>(), 5);
-  const auto finish = body["choices"][0]["finish_reason"].get<std::string>();
-  EXPECT_TRUE(finish == "length" || finish == "stop") << finish;
+  const auto text = body["choices"][0]["message"]["content"].get<std::string>();
+  EXPECT_NE(text.find("Paris"), std::string::npos) << text;
+  EXPECT_LE(body["usage"]["completion_tokens"].get<int>(), 32);
+  EXPECT_GT(body["usage"]["prompt_tokens"].get<int>(), 10);
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "stop");
 
   request["stream"] = true;
-  auto streamed = http_request("POST", server.url("/v1/chat/completions"), request.dump(), {"Content-Type: application/json"});
+  auto streamed = chat(request);
   ASSERT_EQ(streamed.status, 200);
   const auto events = parse_events(streamed.body);
   ASSERT_GE(events.size(), 3u);
   EXPECT_EQ(json::parse(events.front().second)["choices"][0]["delta"]["role"], "assistant");
   EXPECT_EQ(events.back().second, "[DONE]");
+  std::string pieces;
+  for (std::size_t i = 1; i + 2 < events.size(); ++i) {
+    pieces += json::parse(events[i].second)["choices"][0]["delta"].value("content", "");
+  }
+  EXPECT_EQ(pieces, text) << "the same greedy answer, piece by piece";
   const auto last = json::parse(events[events.size() - 2].second);
-  EXPECT_TRUE(last["choices"][0]["finish_reason"].is_string());
+  EXPECT_EQ(last["choices"][0]["finish_reason"], "stop");
 
-  auto models = json::parse(http_request("GET", server.url("/v1/models")).body);
+  auto models = json::parse(http_request("GET", server_->url("/v1/models")).body);
   bool has_chat = false;
   for (const auto& m : models["data"]) has_chat = has_chat || m["kind"] == "chat";
   EXPECT_TRUE(has_chat);
-  auto too_long = http_request("POST", server.url("/v1/chat/completions"),
-                               json{{"messages", {{{"role", "user"}, {"content", std::string(40000, 'a')}}}}}.dump(),
-                               {"Content-Type: application/json"});
+  auto too_long = chat(json{{"messages", {{{"role", "user"}, {"content", std::string(40000, 'a')}}}}});
   EXPECT_EQ(too_long.status, 400);  // longer than the context: refused, never overflowed
-  fs::remove_all(dir);
+}
+
+TEST_F(ServerChatTest, WithItsSlotBusyAndItsQueueFullAQuestionIsRefusedWith503AndRetryAfter) {
+  ASSERT_EQ(server_->error(), "");
+  // Four long answers at once for one slot and one place in the queue: at least one is refused at once.
+  const json request{{"max_tokens", 400}, {"temperature", 0},
+                     {"messages", {{{"role", "user"}, {"content", "Count from 1 to 500, with every number written in words."}}}}};
+  std::vector<HttpReply> replies(4);
+  std::vector<std::thread> clients;
+  for (auto& reply : replies) clients.emplace_back([&] { reply = chat(request); });
+  for (auto& c : clients) c.join();
+  int ok = 0, refused = 0;
+  for (const auto& reply : replies) {
+    if (reply.status == 200) ++ok;
+    if (reply.status == 503) {
+      ++refused;
+      EXPECT_EQ(json::parse(reply.body)["error"]["code"], "overloaded") << reply.body;
+      EXPECT_EQ(reply.headers.at("retry-after"), "1");
+    }
+  }
+  EXPECT_GE(ok, 1);
+  EXPECT_GE(refused, 1);
+  EXPECT_EQ(ok + refused, 4);
 }
 
 TEST(ServerStartTest, SettingsComeFromAConfigFileAndTheEnvironment) {
