@@ -27,6 +27,9 @@ int run_eval(const EvalOptions& options) {
     evaluation.modes.push_back(*mode);
   }
   evaluation.search.rrf_k = options.rrf_k;
+  evaluation.search.fusion = options.fusion == "linear" ? search::Fusion::linear : search::Fusion::rrf;
+  evaluation.search.bm25_weight = options.bm25_weight;
+  evaluation.search.vector_weight = options.vector_weight;
   evaluation.search.candidates = options.candidates;
   evaluation.chunk_depth = options.candidates;
 
@@ -75,6 +78,9 @@ int run_eval(const EvalOptions& options) {
                                   {"embedder", open->collection->info().embedder_id},
                                   {"chunk_tokens", ingest.chunking.max_tokens},
                                   {"overlap_tokens", ingest.chunking.overlap_tokens},
+                                  {"fusion", options.fusion},
+                                  {"bm25_weight", options.bm25_weight},
+                                  {"vector_weight", options.vector_weight},
                                   {"retrieve_p50_ms", r.retrieve_p50_ms},
                                   {"retrieve_p99_ms", r.retrieve_p99_ms}}
                        .dump()

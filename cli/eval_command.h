@@ -21,6 +21,8 @@ struct EvalOptions {
   std::size_t overlap_tokens = 0;
   bool overlap_given = false;
   double rrf_k = 60;
+  std::string fusion = "linear";  // rrf or linear (search::SearchOptions' defaults)
+  double bm25_weight = 0.2, vector_weight = 1.0;
   std::size_t candidates = 300;
   std::string rerank_model;
   bool json = false;

@@ -101,6 +101,10 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--candidates", eval.candidates, "chunks taken from each retriever (and ranked) per query")
       ->capture_default_str();
   eval_cmd->add_option("--rrf-k", eval.rrf_k, "reciprocal rank fusion constant")->capture_default_str();
+  eval_cmd->add_option("--fusion", eval.fusion, "how hybrid mode fuses BM25 and vector lists: rrf, linear")
+      ->check(CLI::IsMember({"rrf", "linear"}))->capture_default_str();
+  eval_cmd->add_option("--bm25-weight", eval.bm25_weight, "BM25 list's weight in the fusion")->capture_default_str();
+  eval_cmd->add_option("--vector-weight", eval.vector_weight, "vector list's weight in the fusion")->capture_default_str();
   eval_cmd->add_option("--rerank", eval.rerank_model, "cross-encoder model to rerank with");
   eval_cmd->add_flag("--json", eval.json, "one JSON object per mode");
 

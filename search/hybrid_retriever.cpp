@@ -125,7 +125,9 @@ Result<SearchResult> HybridRetriever::fuse(RetrievedLists retrieved, const Searc
     for (std::size_t i = 0; i < lists[0].size(); ++i)
       candidates.push_back({lists[0][i].chunk_id, lists[0][i].document_id, lists[0][i].score, {i + 1}});
   } else if (lists.size() == 2) {
-    candidates = reciprocal_rank_fusion(lists, options.rrf_k);
+    const double weights[] = {options.bm25_weight, options.vector_weight};
+    candidates = options.fusion == Fusion::linear ? linear_fusion(lists, weights)
+                                                  : reciprocal_rank_fusion(lists, options.rrf_k, weights);
   }
   result.timing.fuse = ms_since(fuse_start);
   candidates.resize(std::min(candidates.size(), reranks(options) ? std::max(options.k, options.rerank_candidates) : options.k));

@@ -5,19 +5,23 @@
 
 namespace kotae::search {
 
-std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<store::ScoredChunk>> lists, double k) {
+namespace {
+
+// Sums each list's contribution(list, index) per chunk, then sorts; ties break by the better best rank,
+// then by chunk id, so the order is deterministic.
+template <class Contribution>
+std::vector<FusedCandidate> fuse(std::span<const std::vector<store::ScoredChunk>> lists, Contribution contribution) {
   std::vector<FusedCandidate> fused;
   std::unordered_map<std::int64_t, std::size_t> slot;  // chunk id -> index in fused
   for (std::size_t list = 0; list < lists.size(); ++list) {
     for (std::size_t i = 0; i < lists[list].size(); ++i) {
       const auto& hit = lists[list][i];
-      const std::size_t rank = i + 1;
       auto [it, inserted] = slot.try_emplace(hit.chunk_id, fused.size());
       if (inserted) fused.push_back({hit.chunk_id, hit.document_id, 0.0, std::vector<std::size_t>(lists.size(), 0)});
       auto& candidate = fused[it->second];
       if (candidate.ranks[list] != 0) continue;  // a list repeating a chunk counts it once
-      candidate.ranks[list] = rank;
-      candidate.score += 1.0 / (k + static_cast<double>(rank));
+      candidate.ranks[list] = i + 1;
+      candidate.score += contribution(list, i);
     }
   }
   auto best_rank = [](const FusedCandidate& c) {
@@ -33,6 +37,31 @@ std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<s
     return a.chunk_id < b.chunk_id;
   });
   return fused;
+}
+
+double weight_of(std::span<const double> weights, std::size_t list) { return list < weights.size() ? weights[list] : 1.0; }
+
+}  // namespace
+
+std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<store::ScoredChunk>> lists, double k,
+                                                   std::span<const double> weights) {
+  return fuse(lists, [&](std::size_t list, std::size_t i) {
+    return weight_of(weights, list) / (k + static_cast<double>(i + 1));
+  });
+}
+
+std::vector<FusedCandidate> linear_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
+                                          std::span<const double> weights) {
+  std::vector<std::pair<double, double>> range;  // each list's lowest and highest score
+  for (const auto& l : lists) {
+    auto [low, high] = std::minmax_element(l.begin(), l.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+    range.emplace_back(l.empty() ? 0.0 : low->score, l.empty() ? 0.0 : high->score);
+  }
+  return fuse(lists, [&](std::size_t list, std::size_t i) {
+    const auto [low, high] = range[list];
+    const double normalised = high > low ? (lists[list][i].score - low) / (high - low) : 1.0;
+    return weight_of(weights, list) * normalised;
+  });
 }
 
 }  // namespace kotae::search

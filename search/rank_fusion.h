@@ -1,7 +1,10 @@
 #pragma once
-// Reciprocal rank fusion (Cormack et al., 2009): a candidate's fused score is the sum over the ranked
-// lists it appears in of 1 / (k + rank), rank counted from 1. It needs no score calibration between
-// BM25 and cosine similarity, which live on unrelated scales.
+// Fusion of ranked lists (BM25's and the vector index's) into one.
+//   Reciprocal rank fusion (Cormack et al., 2009): a candidate's fused score is the sum over the lists
+//   it appears in of weight / (k + rank), rank counted from 1. It needs no score calibration between
+//   BM25 and cosine similarity, which live on unrelated scales.
+//   Linear: each list's scores min-max normalised to [0, 1] over the list, then summed with weights;
+//   a candidate absent from a list gets 0 from it. Keeps how far ahead a candidate is, which ranks lose.
 
 #include <cstddef>
 #include <cstdint>
@@ -22,7 +25,10 @@ struct FusedCandidate {
 
 // Fuses ranked lists (each best first, at most one entry per chunk id), deduplicating by chunk id.
 // Ties break by the better best rank, then by chunk id, so the order is deterministic.
+// `weights`: one per list (empty: 1 each).
 std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
-                                                   double k = 60.0);
+                                                   double k = 60.0, std::span<const double> weights = {});
+std::vector<FusedCandidate> linear_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
+                                          std::span<const double> weights = {});
 
 }  // namespace kotae::search

@@ -50,5 +50,45 @@ TEST(ReciprocalRankFusion, RepeatedIdInOneListCountsOnce) {
   EXPECT_NEAR(fused[0].score, 1.0 / 61, 1e-12);
 }
 
+TEST(ReciprocalRankFusion, AWeightScalesItsListsShare) {
+  const std::vector<std::vector<store::ScoredChunk>> lists{ranked({1, 2}), ranked({2, 1})};
+  const double weights[] = {1.0, 3.0};
+  const auto fused = reciprocal_rank_fusion(lists, 60, weights);
+  EXPECT_EQ(fused[0].chunk_id, 2);  // 1/62 + 3/61 ahead of 1/61 + 3/62
+  EXPECT_NEAR(fused[0].score, 1.0 / 62 + 3.0 / 61, 1e-12);
+}
+
+std::vector<store::ScoredChunk> scored(std::initializer_list<std::pair<std::int64_t, float>> hits) {
+  std::vector<store::ScoredChunk> list;
+  for (auto [id, score] : hits) list.push_back({id, id * 10, score});
+  return list;
+}
+
+TEST(LinearFusion, NormalisesEachListThenSumsWithWeights) {
+  // BM25 scores live on their own scale: 12 is the best, 2 the worst of its list.
+  const std::vector<std::vector<store::ScoredChunk>> lists{scored({{1, 12.0f}, {2, 7.0f}, {3, 2.0f}}),
+                                                           scored({{2, 0.9f}, {3, 0.8f}, {1, 0.4f}})};
+  const double weights[] = {0.5, 1.0};
+  const auto fused = linear_fusion(lists, weights);
+  ASSERT_EQ(fused.size(), 3u);
+  EXPECT_EQ(fused[0].chunk_id, 2);  // 0.5 * 0.5 + 1.0
+  EXPECT_NEAR(fused[0].score, 1.25, 1e-6);
+  EXPECT_EQ(fused[1].chunk_id, 3);  // 0 + 0.8
+  EXPECT_NEAR(fused[1].score, 0.8, 1e-6);
+  EXPECT_EQ(fused[2].chunk_id, 1);  // 0.5 + 0
+  EXPECT_NEAR(fused[2].score, 0.5, 1e-6);
+  EXPECT_EQ(fused[0].ranks, (std::vector<std::size_t>{2, 1}));
+}
+
+TEST(LinearFusion, AnAbsentCandidateGetsNothingFromThatListAndEqualScoresCountWhole) {
+  const std::vector<std::vector<store::ScoredChunk>> lists{scored({{5, 3.0f}, {6, 3.0f}}), scored({{7, 0.5f}})};
+  const auto fused = linear_fusion(lists);
+  ASSERT_EQ(fused.size(), 3u);
+  for (const auto& c : fused) EXPECT_NEAR(c.score, 1.0, 1e-9) << c.chunk_id;  // one list's top each
+  EXPECT_EQ(fused[0].chunk_id, 5);  // ties: best rank, then id
+  EXPECT_EQ(fused[1].chunk_id, 7);
+  EXPECT_EQ(fused[2].chunk_id, 6);
+}
+
 }  // namespace
 }  // namespace kotae::search
