@@ -1,5 +1,6 @@
 #include "cli/eval_command.h"
 
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 
@@ -13,11 +14,74 @@
 
 namespace kotae::cli {
 
+namespace {
+
+struct ModelRun {
+  std::string model;
+  std::string collection;
+  std::string embedder_id;
+  std::size_t documents = 0, chunks = 0;
+  double encode_per_s = 0;  // corpus passages embedded per second
+  std::vector<rag::ModeEvaluation> results;
+};
+
+// Passages per second over the first 256 of the corpus, in batches of 32: the model's own speed
+// here, whether or not its collection was already indexed.
+Result<double> encode_speed(const Encoder& encoder, const rag::BeirDataset& dataset) {
+  std::vector<std::string> texts;
+  for (const auto& d : dataset.corpus) {
+    if (texts.size() == 256) break;
+    texts.push_back(d.title.empty() ? d.text : d.title + "\n" + d.text);
+  }
+  if (texts.empty()) return 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t at = 0; at < texts.size(); at += 32) {
+    const std::span<const std::string> batch(texts.data() + at, std::min<std::size_t>(32, texts.size() - at));
+    KOTAE_TRY(encoder.embed(batch));
+  }
+  return double(texts.size()) / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& model, const rag::BeirDataset& dataset,
+                                const rag::EvaluationOptions& evaluation, const rag::IngestOptions& ingest) {
+  // One collection per dataset, model and chunking, kept between runs: a second eval reuses it.
+  ModelRun run;
+  run.model = model;
+  run.collection = options.collection;
+  if (run.collection.empty() || options.models.size() > 1) {
+    const auto key = std::filesystem::absolute(options.dataset).lexically_normal().string() + "|" + model + "|" +
+                     std::to_string(ingest.chunking.max_tokens) + "|" + std::to_string(ingest.chunking.overlap_tokens);
+    run.collection = (options.collection.empty() ? "eval-" + options.dataset.filename().string() : options.collection) +
+                     "-" + sha256_hex(key).substr(0, 12);
+  }
+  auto open = KOTAE_TRY_VALUE(open_for_indexing(options.where, run.collection, model, ingest.chunking.max_tokens,
+                                                ingest.chunking.overlap_tokens, std::chrono::seconds(60)));
+  auto reranker = KOTAE_TRY_VALUE(load_reranker(options.where.data_dir, options.rerank_model));
+
+  rag::Ingester ingester(*open.collection, *open.encoder, ingest);
+  ProgressBar bar;
+  KOTAE_TRY(rag::index_beir_corpus(ingester, dataset, [&](std::size_t done, std::size_t total) {
+    bar.update(done, total, open.collection->chunk_count(), done, total, 0, done == total);
+  }));
+  bar.finish();
+  KOTAE_TRY(open.collection->save_vector_index());
+
+  auto retriever = KOTAE_TRY_VALUE(search::HybridRetriever::create(*open.collection, open.encoder.get(), reranker.get()));
+  run.results = KOTAE_TRY_VALUE(rag::evaluate_retrieval(retriever, *open.encoder, dataset, evaluation));
+  run.encode_per_s = KOTAE_TRY_VALUE(encode_speed(*open.encoder, dataset));
+  run.embedder_id = open.collection->info().embedder_id;
+  run.documents = open.collection->document_count();
+  run.chunks = open.collection->chunk_count();
+  return run;
+}
+
+}  // namespace
+
 int run_eval(const EvalOptions& options) {
   rag::IngestOptions ingest;
   if (options.chunk_tokens) ingest.chunking.max_tokens = options.chunk_tokens;
   if (options.overlap_given) ingest.chunking.overlap_tokens = options.overlap_tokens;
-  const std::string model = options.model.empty() ? kDefaultEmbeddingModel : options.model;
+  const std::vector<std::string> models = options.models.empty() ? std::vector<std::string>{kDefaultEmbeddingModel} : options.models;
 
   rag::EvaluationOptions evaluation;
   evaluation.modes.clear();
@@ -36,59 +100,47 @@ int run_eval(const EvalOptions& options) {
   auto dataset = rag::load_beir_dataset(options.dataset);
   if (!dataset) return report_error(dataset.error());
 
-  // One collection per dataset, model and chunking, kept between runs: a second eval reuses it.
-  std::string collection = options.collection;
-  if (collection.empty()) {
-    const auto key = std::filesystem::absolute(options.dataset).lexically_normal().string() + "|" + model + "|" +
-                     std::to_string(ingest.chunking.max_tokens) + "|" + std::to_string(ingest.chunking.overlap_tokens);
-    collection = "eval-" + options.dataset.filename().string() + "-" + sha256_hex(key).substr(0, 12);
+  std::vector<ModelRun> runs;
+  for (const auto& model : models) {
+    auto run = evaluate_model(options, model, *dataset, evaluation, ingest);
+    if (!run) return report_error(run.error());
+    runs.push_back(std::move(*run));
   }
-  auto open = open_for_indexing(options.where, collection, model, ingest.chunking.max_tokens,
-                                ingest.chunking.overlap_tokens, std::chrono::seconds(60));
-  if (!open) return report_error(open.error());
-  auto reranker = load_reranker(options.where.data_dir, options.rerank_model);
-  if (!reranker) return report_error(reranker.error());
 
-  rag::Ingester ingester(*open->collection, *open->encoder, ingest);
-  ProgressBar bar;
-  auto indexed = rag::index_beir_corpus(ingester, *dataset, [&](std::size_t done, std::size_t total) {
-    bar.update(done, total, open->collection->chunk_count(), done, total, 0, done == total);
-  });
-  bar.finish();
-  if (!indexed) return report_error(indexed.error());
-  if (auto saved = open->collection->save_vector_index(); !saved) return report_error(saved.error());
-
-  auto retriever = search::HybridRetriever::create(*open->collection, open->encoder.get(), reranker->get());
-  if (!retriever) return report_error(retriever.error());
-  auto results = rag::evaluate_retrieval(*retriever, *open->encoder, *dataset, evaluation);
-  if (!results) return report_error(results.error());
-
-  for (const auto& r : *results) {
-    const std::string mode = std::string(search::to_string(r.mode)) + (r.reranked ? "+rerank" : "");
-    if (options.json) {
-      std::cout << nlohmann::json{{"mode", mode},
-                                  {"mrr@10", r.metrics.mrr_at_10},
-                                  {"ndcg@10", r.metrics.ndcg_at_10},
-                                  {"recall@10", r.metrics.recall_at_10},
-                                  {"recall@100", r.metrics.recall_at_100},
-                                  {"queries", r.metrics.queries},
-                                  {"documents", open->collection->document_count()},
-                                  {"chunks", open->collection->chunk_count()},
-                                  {"collection", collection},
-                                  {"embedder", open->collection->info().embedder_id},
-                                  {"chunk_tokens", ingest.chunking.max_tokens},
-                                  {"overlap_tokens", ingest.chunking.overlap_tokens},
-                                  {"fusion", options.fusion},
-                                  {"bm25_weight", options.bm25_weight},
-                                  {"vector_weight", options.vector_weight},
-                                  {"retrieve_p50_ms", r.retrieve_p50_ms},
-                                  {"retrieve_p99_ms", r.retrieve_p99_ms}}
-                       .dump()
-                << "\n";
-    } else {
-      std::printf("%-14s MRR@10 %.3f  nDCG@10 %.3f  R@10 %.3f  R@100 %.3f  (%zu queries; retrieval p50 %.2f ms)\n",
-                  mode.c_str(), r.metrics.mrr_at_10, r.metrics.ndcg_at_10, r.metrics.recall_at_10,
-                  r.metrics.recall_at_100, r.metrics.queries, r.retrieve_p50_ms);
+  if (!options.json) {
+    std::printf("%-24s %-14s %7s %7s %7s %7s %9s %12s\n", "model", "mode", "nDCG@10", "MRR@10", "R@10", "R@100",
+                "encode/s", "retrieve p50");
+  }
+  for (const auto& run : runs) {
+    for (const auto& r : run.results) {
+      const std::string mode = std::string(search::to_string(r.mode)) + (r.reranked ? "+rerank" : "");
+      if (options.json) {
+        std::cout << nlohmann::json{{"model", run.model},
+                                    {"mode", mode},
+                                    {"mrr@10", r.metrics.mrr_at_10},
+                                    {"ndcg@10", r.metrics.ndcg_at_10},
+                                    {"recall@10", r.metrics.recall_at_10},
+                                    {"recall@100", r.metrics.recall_at_100},
+                                    {"queries", r.metrics.queries},
+                                    {"documents", run.documents},
+                                    {"chunks", run.chunks},
+                                    {"collection", run.collection},
+                                    {"embedder", run.embedder_id},
+                                    {"encode_passages_per_s", run.encode_per_s},
+                                    {"chunk_tokens", ingest.chunking.max_tokens},
+                                    {"overlap_tokens", ingest.chunking.overlap_tokens},
+                                    {"fusion", options.fusion},
+                                    {"bm25_weight", options.bm25_weight},
+                                    {"vector_weight", options.vector_weight},
+                                    {"retrieve_p50_ms", r.retrieve_p50_ms},
+                                    {"retrieve_p99_ms", r.retrieve_p99_ms}}
+                         .dump()
+                  << "\n";
+      } else {
+        std::printf("%-24s %-14s %7.3f %7.3f %7.3f %7.3f %9.1f %9.2f ms\n", run.model.c_str(), mode.c_str(),
+                    r.metrics.ndcg_at_10, r.metrics.mrr_at_10, r.metrics.recall_at_10, r.metrics.recall_at_100,
+                    run.encode_per_s, r.retrieve_p50_ms);
+      }
     }
   }
   return 0;

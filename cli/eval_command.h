@@ -1,6 +1,7 @@
 #pragma once
-// `kotae eval --dataset DIR`: indexes a BEIR-layout dataset and prints MRR@10, nDCG@10, Recall@10 and
-// Recall@100 for each search mode; `--json` prints one JSON object per mode.
+// `kotae eval --dataset DIR [--models a,b,c]`: indexes a BEIR-layout dataset with each embedding model
+// and prints MRR@10, nDCG@10, Recall@10 and Recall@100 for each model and search mode, with the model's
+// encode speed, as one table; `--json` prints one JSON object per model and mode.
 
 #include <cstddef>
 #include <filesystem>
@@ -15,7 +16,7 @@ struct EvalOptions {
   store::CatalogOptions where;  // the store (--store, --index-cache) and the data directory (models)
   std::filesystem::path dataset;
   std::string collection;  // empty: a name derived from the dataset, model and chunking
-  std::string model;       // empty: the default embedder
+  std::vector<std::string> models;  // empty: the default embedder
   std::vector<std::string> modes{"bm25", "vector", "hybrid"};
   std::size_t chunk_tokens = 0;  // 0: the default
   std::size_t overlap_tokens = 0;

@@ -94,7 +94,8 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--dataset", eval.dataset, "folder with corpus.jsonl, queries.jsonl, qrels/test.tsv")
       ->required()->check(CLI::ExistingDirectory);
   eval_cmd->add_option("--collection,-c", eval.collection, "collection to index into (default: derived from the dataset)");
-  eval_cmd->add_option("--model", eval.model, "embedding model");
+  eval_cmd->add_option("--models,--model", eval.models, "embedding models to compare (default: the default embedder)")
+      ->delimiter(',');
   eval_cmd->add_option("--modes", eval.modes, "modes to evaluate")->delimiter(',')->capture_default_str();
   eval_cmd->add_option("--chunk-tokens", eval.chunk_tokens, "tokens per chunk")->check(CLI::Range(16, 8192));
   auto* eval_overlap = eval_cmd->add_option("--overlap", eval.overlap_tokens, "tokens shared by neighbouring chunks");

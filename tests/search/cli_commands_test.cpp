@@ -132,6 +132,19 @@ TEST_F(CliCommandsTest, EvalPrintsOneJsonObjectPerMode) {
   EXPECT_EQ(modes, (std::vector<std::string>{"bm25", "vector", "hybrid"}));
   EXPECT_EQ(lines[1]["mrr@10"], 1.0) << "two obvious queries: the vector side ranks both first";
 
+  // Two models side by side: a row per model and mode, each with its model's encode speed.
+  auto both = kotae("eval --dataset " + (root_ / "beir").string() + " --models all-minilm-l6-v2,all-minilm-l6-v2-int8 --json");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  const auto rows = json_lines(both.out);
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0]["model"], "all-minilm-l6-v2");
+  EXPECT_EQ(rows[3]["model"], "all-minilm-l6-v2-int8");
+  EXPECT_NE(rows[0]["collection"], rows[3]["collection"]) << "each model indexes a collection of its own";
+  for (const auto& row : rows) EXPECT_GT(row["encode_passages_per_s"].get<double>(), 0.0);
+  auto table = kotae("eval --dataset " + (root_ / "beir").string() + " --models all-minilm-l6-v2,all-minilm-l6-v2-int8");
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("all-minilm-l6-v2-int8    hybrid"), std::string::npos) << table.out;
+
   write("bad/corpus.jsonl", "not json\n");
   write("bad/queries.jsonl", "");
   write("bad/qrels/test.tsv", "query-id\tcorpus-id\tscore\n");
