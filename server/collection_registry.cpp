@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/random_id.h"
+#include "core/remove_tree.h"
 #include "server/json_log.h"
 #include "text/chunker.h"
 
@@ -141,13 +142,11 @@ Result<void> CollectionRegistry::remove(const std::string& tenant, const std::st
   std::lock_guard writing(served->writer);
   served->generation++;
   auto removed = catalog_.remove(tenant, name);
-  std::error_code ec;
-  fs::remove_all(served->folder, ec);  // this machine's files of it (the collection itself, for SQLite)
+  auto local = remove_tree(served->folder);  // this machine's files of it (the collection itself, for SQLite)
   std::lock_guard lock(mutex_);
   removing_.erase({tenant, name});
   if (!removed) return removed.error();
-  if (ec) return make_error(ErrorCode::io, "cannot delete " + served->folder.string() + ": " + ec.message());
-  return {};
+  return local;
 }
 
 void CollectionRegistry::follow_changes() {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/remove_tree.h"
 #include "store/postgres_connection.h"
 #include "store/postgres_record_store.h"
 #include "store/sqlite_record_store.h"
@@ -97,11 +98,7 @@ class FolderCatalog final : public Catalog {
   }
 
   Result<void> remove(const std::string& tenant, const std::string& name) override {
-    const fs::path dir = KOTAE_TRY_VALUE(folder(tenant, name));
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    if (ec) return make_error(ErrorCode::io, "cannot delete " + dir.string() + ": " + ec.message());
-    return {};
+    return remove_tree(KOTAE_TRY_VALUE(folder(tenant, name)));
   }
 
   Result<std::uintmax_t> stored_bytes(const std::string& tenant, const std::string& name) override {

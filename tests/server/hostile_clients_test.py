@@ -339,7 +339,7 @@ def lifecycle(checks, server, work):
         time.sleep(0.02)
     deleting = {}
     deleter = threading.Thread(target=lambda: deleting.update(
-        status=json_request(port, "DELETE", "/v1/collections/gone")[0]))
+        zip(("status", "body"), json_request(port, "DELETE", "/v1/collections/gone"))))
     deleter.start()
     # Requests sent before the DELETE reaches the server still find the collection; once one is told
     # 404, none after it may find it again (a ghost opened from the files still on disk).
