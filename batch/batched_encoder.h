@@ -20,6 +20,7 @@ class BatchedEncoder final : public Encoder {
   std::string id() const override { return encoder_->id(); }
   const std::string& provider() const override { return encoder_->provider(); }
   text::Encoding tokenize(std::string_view text) const override { return encoder_->tokenize(text); }
+  const TextPrefixes& prefixes() const override { return encoder_->prefixes(); }
   const text::Tokenizer& tokenizer() const override { return encoder_->tokenizer(); }
   std::size_t max_length() const override { return encoder_->max_length(); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;

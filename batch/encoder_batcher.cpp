@@ -6,8 +6,8 @@ EncoderBatcher::EncoderBatcher(std::shared_ptr<const Encoder> encoder, BatchPoli
     : encoder_(std::move(encoder)),
       batcher_("encoder " + encoder_->id(), policy, [this](std::vector<text::Encoding>& batch) { return run(batch); }) {}
 
-std::future<Result<std::vector<float>>> EncoderBatcher::embed(std::string_view text, Priority priority) {
-  return embed_encoded(encoder_->tokenize(text), priority);
+std::future<Result<std::vector<float>>> EncoderBatcher::embed(std::string_view text, TextRole role, Priority priority) {
+  return embed_encoded(encoder_->tokenize_as(role, text), priority);
 }
 
 std::future<Result<std::vector<float>>> EncoderBatcher::embed_encoded(text::Encoding encoding, Priority priority) {
@@ -21,10 +21,10 @@ void EncoderBatcher::embed_encoded(text::Encoding encoding, Priority priority,
   batcher_.submit(std::move(encoding), cost, priority, std::move(done));
 }
 
-Result<Embeddings> EncoderBatcher::embed_all(std::span<const std::string> texts, Priority priority) {
+Result<Embeddings> EncoderBatcher::embed_all(std::span<const std::string> texts, TextRole role, Priority priority) {
   std::vector<std::future<Result<std::vector<float>>>> pending;
   pending.reserve(texts.size());
-  for (const auto& t : texts) pending.push_back(embed(t, priority));
+  for (const auto& t : texts) pending.push_back(embed(t, role, priority));
   return collect(pending, encoder_->dimension());
 }
 

@@ -17,13 +17,14 @@ class EncoderBatcher {
  public:
   EncoderBatcher(std::shared_ptr<const Encoder> encoder, BatchPolicy policy = {});
 
-  std::future<Result<std::vector<float>>> embed(std::string_view text, Priority priority = Priority::interactive);
+  std::future<Result<std::vector<float>>> embed(std::string_view text, TextRole role,
+                                                Priority priority = Priority::interactive);
   // For callers that tokenised already (BatchedEncoder).
   std::future<Result<std::vector<float>>> embed_encoded(text::Encoding encoding, Priority priority = Priority::interactive);
   // The same with a callback, run on the batcher's thread once the vector is made.
   void embed_encoded(text::Encoding encoding, Priority priority, std::function<void(Result<std::vector<float>>)> done);
   // Embeds many texts and waits for all of them; the first failure is returned.
-  Result<Embeddings> embed_all(std::span<const std::string> texts, Priority priority = Priority::bulk);
+  Result<Embeddings> embed_all(std::span<const std::string> texts, TextRole role, Priority priority = Priority::bulk);
 
   void set_observer(std::shared_ptr<BatchObserver> observer) { batcher_.set_observer(std::move(observer)); }
   std::size_t queue_depth() const { return batcher_.queue_depth(); }

@@ -58,7 +58,7 @@ json concurrency(kotae::batch::EncoderBatcher& batcher, const std::vector<std::s
     threads.emplace_back([&, c] {
       for (std::size_t i = c; !stop.load(std::memory_order_relaxed); i += callers) {
         const auto t0 = Clock::now();
-        if (!batcher.embed(queries[i % queries.size()]).get().ok()) ++errors;
+        if (!batcher.embed(queries[i % queries.size()], kotae::TextRole::query).get().ok()) ++errors;
         latencies[c].push_back(ms_since(t0));
       }
     });
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     if (has("single")) {
       const std::string query = inputs["query"];
       auto ms = time_runs(warmup, settings.value("single_runs", 200), [&] {
-        if (auto v = encoder->embed(std::span(&query, 1)); !v) fail(v.error());
+        if (auto v = encoder->embed(std::span(&query, 1), kotae::TextRole::query); !v) fail(v.error());
       });
       json line = latency(base, ms);
       line["case"] = "single_query";
@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
       std::vector<kotae::text::Encoding> encoded;
       encoded.reserve(chunks.size());
       for (const auto& c : chunks) {
-        encoded.push_back(encoder->tokenize(c));
+        encoded.push_back(encoder->tokenize_as(kotae::TextRole::passage, c));
         tokens += encoded.back().size();
       }
       if (auto v = encoder->embed_encoded(encoded); !v) fail(v.error());

@@ -71,11 +71,11 @@ int main(int argc, char** argv) {
       if (auto q = nlohmann::json::parse(line, nullptr, false); q.is_object()) queries.push_back(q.value("text", ""));
   }
   if (queries.empty()) die("no queries in " + queries_file.string());
-  const auto query_vectors = check(encoder->embed(queries), "embedding queries");
+  const auto query_vectors = check(encoder->embed(queries, kotae::TextRole::query), "embedding queries");
   std::vector<double> embed_ms;
   for (std::size_t i = 0; i < std::min<std::size_t>(queries.size(), 100); ++i) {
     const auto start = Clock::now();
-    (void)check(encoder->embed(std::span<const std::string>(&queries[i], 1)), "embedding a query");
+    (void)check(encoder->embed(std::span<const std::string>(&queries[i], 1), kotae::TextRole::query), "embedding a query");
     embed_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   std::cout << nlohmann::json{{"name", "query_embedding"}, {"model", encoder->id()}, {"queries", embed_ms.size()},

@@ -41,7 +41,7 @@ int run_embed(const EmbedOptions& given) {
     return 2;
   }
   const auto embed_start = Clock::now();
-  auto vectors = (*encoder)->embed(options.texts);
+  auto vectors = (*encoder)->embed(options.texts, options.queries ? TextRole::query : TextRole::passage);
   const auto done = Clock::now();
   if (!vectors) {
     std::fprintf(stderr, "kotae: %s\n", vectors.error().message.c_str());

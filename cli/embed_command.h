@@ -12,6 +12,7 @@ struct EmbedOptions {
   std::string model;
   std::vector<std::string> texts;
   std::filesystem::path input;  // one text per line, after `texts`
+  bool queries = false;         // embed them as search queries (the model's query prefix), not passages
   bool json = false;
 };
 

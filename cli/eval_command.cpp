@@ -37,7 +37,7 @@ Result<double> encode_speed(const Encoder& encoder, const rag::BeirDataset& data
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t at = 0; at < texts.size(); at += 32) {
     const std::span<const std::string> batch(texts.data() + at, std::min<std::size_t>(32, texts.size() - at));
-    KOTAE_TRY(encoder.embed(batch));
+    KOTAE_TRY(encoder.embed(batch, TextRole::passage));
   }
   return double(texts.size()) / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }

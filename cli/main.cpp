@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   });
   embed_cmd->add_option("--model", embed.model, "embedding model name")->capture_default_str();
   embed_cmd->add_flag("--json", embed.json, "one JSON line per text, with the full vector");
+  embed_cmd->add_flag("--query", embed.queries, "embed the texts as search queries (e5's and bge's query prefix)");
 
   kotae::cli::IndexOptions index;
   auto* index_cmd = app.add_subcommand("index", "add files and directories to a collection (unchanged files are skipped)");

@@ -33,7 +33,10 @@ Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std
 
 CudaSentenceEncoder::CudaSentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer,
                                          std::unique_ptr<CudaEncoderPlugin> plugin)
-    : manifest_(std::move(manifest)), tokenizer_(std::move(tokenizer)), plugin_(std::move(plugin)) {}
+    : manifest_(std::move(manifest)),
+      prefixes_{manifest_.query_prefix, manifest_.passage_prefix},
+      tokenizer_(std::move(tokenizer)),
+      plugin_(std::move(plugin)) {}
 
 CudaSentenceEncoder::~CudaSentenceEncoder() = default;
 

@@ -27,6 +27,7 @@ class CudaSentenceEncoder final : public Encoder {
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
   const std::string& provider() const override { return provider_; }
   text::Encoding tokenize(std::string_view text) const override;
+  const TextPrefixes& prefixes() const override { return prefixes_; }
   const text::Tokenizer& tokenizer() const override { return tokenizer_; }
   std::size_t max_length() const override { return static_cast<std::size_t>(manifest_.max_length); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
@@ -38,6 +39,7 @@ class CudaSentenceEncoder final : public Encoder {
   Result<void> run(std::span<const text::Encoding> encodings, float* vectors, std::vector<float>* states) const;
 
   ModelManifest manifest_;
+  TextPrefixes prefixes_;
   text::WordPieceTokenizer tokenizer_;
   std::unique_ptr<CudaEncoderPlugin> plugin_;
   std::string provider_;

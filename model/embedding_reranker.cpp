@@ -30,8 +30,8 @@ Result<std::vector<float>> EmbeddingReranker::score(std::string_view query,
   // Query and passages in one call, so the encoder batches them together.
   std::vector<text::Encoding> encodings;
   encodings.reserve(passages.size() + 1);
-  encodings.push_back(encoder_->tokenize(query));
-  for (const auto& passage : passages) encodings.push_back(encoder_->tokenize(passage));
+  encodings.push_back(encoder_->tokenize_as(TextRole::query, query));
+  for (const auto& passage : passages) encodings.push_back(encoder_->tokenize_as(TextRole::passage, passage));
   auto vectors = encoder_->embed_encoded(encodings);
   if (!vectors) return vectors.error();
   if (vectors->size() != encodings.size()) {

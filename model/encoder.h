@@ -28,6 +28,14 @@ struct TokenRange {
   std::size_t first = 0, last = 0;
 };
 
+// Which side of a search a text is on. Models trained with instructions want each side marked: e5
+// reads "query: " and "passage: ", bge a retrieval instruction before queries (its manifest says).
+enum class TextRole { query, passage };
+
+struct TextPrefixes {
+  std::string query, passage;
+};
+
 struct RangeEmbeddings {
   Embeddings inputs;  // one row per input, as embed_encoded gives
   Embeddings ranges;  // one row per range: input 0's ranges in order, then input 1's, ...
@@ -44,6 +52,11 @@ class Encoder {
 
   // Tokens as the model will see them: special tokens added, truncated to its maximum length.
   virtual text::Encoding tokenize(std::string_view text) const = 0;
+  // What the model wants before a query and before a passage; none by default.
+  virtual const TextPrefixes& prefixes() const;
+  // tokenize() of the role's prefix and the text. The prefix's tokens are marked special and their
+  // offsets {0, 0}; the others' offsets stay those of `text`, so spans of it still map to tokens.
+  text::Encoding tokenize_as(TextRole role, std::string_view text) const;
   // The tokenizer itself, for counting tokens without special tokens or truncation (the chunker).
   virtual const text::Tokenizer& tokenizer() const = 0;
   // Longest input the model reads, special tokens included; longer texts are truncated.
@@ -64,7 +77,7 @@ class Encoder {
   virtual Result<RangeEmbeddings> embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
                                                             std::span<const std::vector<TokenRange>> ranges) const;
 
-  Result<Embeddings> embed(std::span<const std::string> texts) const;
+  Result<Embeddings> embed(std::span<const std::string> texts, TextRole role) const;
 };
 
 }  // namespace kotae

@@ -63,6 +63,8 @@ Result<ModelManifest> parse_model_manifest(std::string_view text, const std::str
     m.precision = doc.value("precision", "");
     m.pooling = doc.value("pooling", "");
     m.normalize = doc.value("normalize", true);
+    m.query_prefix = doc.value("query_prefix", "");
+    m.passage_prefix = doc.value("passage_prefix", "");
     m.max_length = count_member<int>(doc, "max_length", 0);
     m.heads = count_member<int>(doc, "heads", 0);
     m.dimension = count_member<int>(doc, "dimension", 0);

@@ -28,6 +28,7 @@ struct ModelManifest {
   std::string precision;
   std::string pooling;  // "mean" or "cls" for encoders
   bool normalize = true;
+  std::string query_prefix, passage_prefix;  // text put before each query / passage (encoders)
   int max_length = 0;
   int dimension = 0;
   int heads = 0;  // attention heads (encoders; the native CUDA encoder needs it)

@@ -11,6 +11,7 @@ namespace kotae {
 SentenceEncoder::SentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer,
                                  std::unique_ptr<OnnxSession> session, EncoderOptions options)
     : manifest_(std::move(manifest)),
+      prefixes_{manifest_.query_prefix, manifest_.passage_prefix},
       tokenizer_(std::move(tokenizer)),
       session_(std::move(session)),
       options_(std::move(options)) {}
@@ -47,7 +48,7 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::load(const std::filesy
       new SentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*session), options));
   if (options.warm_up) {
     const std::string probe = "Kotae warms up every model before it serves.";
-    if (auto vectors = encoder->embed(std::span(&probe, 1)); !vectors) return vectors.error();
+    if (auto vectors = encoder->embed(std::span(&probe, 1), TextRole::passage); !vectors) return vectors.error();
   }
   return encoder;
 }

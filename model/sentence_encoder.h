@@ -36,6 +36,7 @@ class SentenceEncoder final : public Encoder {
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
   const std::string& provider() const override { return session_->provider(); }
   text::Encoding tokenize(std::string_view text) const override;
+  const TextPrefixes& prefixes() const override { return prefixes_; }
   const text::Tokenizer& tokenizer() const override { return tokenizer_; }
   std::size_t max_length() const override { return static_cast<std::size_t>(manifest_.max_length); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
@@ -59,6 +60,7 @@ class SentenceEncoder final : public Encoder {
   Result<void> run_batch(std::span<const text::Encoding* const> rows, std::span<const PoolTarget> targets) const;
 
   ModelManifest manifest_;
+  TextPrefixes prefixes_;
   text::WordPieceTokenizer tokenizer_;
   std::unique_ptr<OnnxSession> session_;
   EncoderOptions options_;

@@ -106,8 +106,8 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
         self->retrieve();
       });
     };
-    if (blocking) return embedded(encoder.embed(std::span(&question, 1)));
-    encoder.embed_encoded_async({encoder.tokenize(question)}, std::move(embedded));
+    if (blocking) return embedded(encoder.embed(std::span(&question, 1), TextRole::query));
+    encoder.embed_encoded_async({encoder.tokenize_as(TextRole::query, question)}, std::move(embedded));
   }
 
   void retrieve() {

@@ -9,7 +9,7 @@ Result<EmbeddedChunks> embed_chunks(const Encoder& encoder, std::span<const std:
   std::vector<std::vector<text::SentenceSpan>> spans;
   std::vector<std::vector<TokenRange>> ranges;
   for (const auto& t : texts) {
-    const text::Encoding& model_tokens = encodings.emplace_back(encoder.tokenize(t));
+    const text::Encoding& model_tokens = encodings.emplace_back(encoder.tokenize_as(TextRole::passage, t));
     text::Encoding plain;               // without special tokens, as sentence_spans reads them
     std::vector<std::size_t> position;  // plain token -> model token
     for (std::size_t j = 0; j < model_tokens.size(); ++j) {
@@ -26,9 +26,19 @@ Result<EmbeddedChunks> embed_chunks(const Encoder& encoder, std::span<const std:
   }
   auto pooled = encoder.embed_encoded_with_ranges(encodings, ranges);
   if (!pooled && pooled.error().code == ErrorCode::unsupported) {
-    auto vectors = encoder.embed_encoded(encodings);
-    if (!vectors) return vectors.error();
-    return EmbeddedChunks{std::move(*vectors), std::vector<std::vector<store::SentenceVector>>(texts.size())};
+    // A model that reads one vector off one token (CLS pooling) embeds each sentence as a text of
+    // its own, in the same run as the chunks: more work, but extractive answers still have vectors.
+    std::size_t chunk_count = encodings.size();
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      for (const auto& s : spans[i]) {
+        encodings.push_back(encoder.tokenize_as(TextRole::passage, std::string_view(texts[i]).substr(s.begin, s.end - s.begin)));
+      }
+    }
+    auto vectors = KOTAE_TRY_VALUE(encoder.embed_encoded(encodings));
+    pooled = RangeEmbeddings{Embeddings{vectors.dimension, {}}, Embeddings{vectors.dimension, {}}};
+    const auto split = vectors.values.begin() + static_cast<std::ptrdiff_t>(chunk_count * vectors.dimension);
+    pooled->inputs.values.assign(vectors.values.begin(), split);
+    pooled->ranges.values.assign(split, vectors.values.end());
   }
   if (!pooled) return pooled.error();
   EmbeddedChunks out{std::move(pooled->inputs), {}};

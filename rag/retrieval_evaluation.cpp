@@ -49,7 +49,7 @@ Result<std::vector<ModeEvaluation>> evaluate_retrieval(const search::HybridRetri
                                                        const BeirDataset& dataset, const EvaluationOptions& options) {
   std::vector<std::string> texts;
   for (const auto& query : dataset.queries) texts.push_back(query.text);
-  auto vectors = encoder.embed(texts);
+  auto vectors = encoder.embed(texts, TextRole::query);
   if (!vectors) return vectors.error();
 
   std::vector<ModeEvaluation> evaluations;

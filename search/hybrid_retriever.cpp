@@ -47,7 +47,7 @@ Result<SearchResult> HybridRetriever::search(std::string_view query, const Searc
                                                                       " search needs the collection's embedding model");
     const auto start = Clock::now();
     const std::string text(query);
-    auto embedded = encoder_->embed(std::span<const std::string>(&text, 1));
+    auto embedded = encoder_->embed(std::span<const std::string>(&text, 1), TextRole::query);
     if (!embedded) return embedded.error();
     query_vector = embedded->row_copy(0);
     embed_ms = ms_since(start);

@@ -82,7 +82,7 @@ Result<const ModelPool::Loaded*> ModelPool::load_embedder(const std::string& mod
   entry.model = std::shared_ptr<const Encoder>(std::move(*loaded));
   // Warm-up: the first run allocates and optimises; no request should pay for it.
   const std::string warm[] = {"warm-up"};
-  if (auto vectors = entry.model->embed(warm); !vectors) return vectors.error();
+  if (auto vectors = entry.model->embed(warm, TextRole::passage); !vectors) return vectors.error();
   entry.batcher = std::make_shared<batch::EncoderBatcher>(entry.model, policy_);
   if (on_model_loaded_) entry.batcher->set_observer(on_model_loaded_(model, entry.model->provider()));
   entry.batched = std::make_shared<batch::BatchedEncoder>(entry.model, entry.batcher, batch::Priority::interactive);

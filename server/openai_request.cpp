@@ -67,6 +67,11 @@ EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiL
   const std::string format = string_field(body, "encoding_format", "float");
   if (format != "float" && format != "base64") throw bad_request("'encoding_format' must be float or base64");
   request.base64 = format == "base64";
+  const std::string input_type = string_field(body, "input_type", "passage");
+  if (input_type != "query" && input_type != "passage" && input_type != "document") {
+    throw bad_request("'input_type' must be query, passage or document");
+  }
+  request.role = input_type == "query" ? TextRole::query : TextRole::passage;
   if (body.contains("dimensions") && !body["dimensions"].is_null()) throw bad_request("'dimensions' is not supported: the model's vectors have a fixed size");
   return request;
 }

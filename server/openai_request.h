@@ -8,16 +8,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/encoder.h"
 #include "model/generator.h"
 #include "server/api_limits.h"
 
 namespace kotae::server {
 
-// POST /v1/embeddings {input: string | [string], model?, encoding_format?: float | base64}
+// POST /v1/embeddings {input: string | [string], model?, encoding_format?: float | base64,
+//                     input_type?: query | passage | document}
 struct EmbeddingsRequest {
   std::vector<std::string> texts;  // not empty, none of them empty
   std::string model;
   bool base64 = false;
+  // "input_type" (as NVIDIA's and Voyage's embedding APIs name it): "query" marks search queries for
+  // models that want them marked (e5, bge); "passage" (or "document", the default) the texts searched.
+  TextRole role = TextRole::passage;
 };
 EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiLimits& limits,
                                           const std::string& default_model);

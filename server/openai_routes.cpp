@@ -173,7 +173,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
     std::vector<text::Encoding> encodings;
     std::size_t tokens = 0;
     for (const auto& t : texts) {
-      encodings.push_back((*encoder)->tokenize(t));
+      encodings.push_back((*encoder)->tokenize_as(request.role, t));
       tokens += encodings.back().size();
     }
     // The vectors come back on the batcher's thread; the response is written on the work pool.

@@ -72,7 +72,7 @@ void add_search_routes(Router& router, ServerContext& context) {
     q->out = call.responder;
     if (q->request.options.k == 0) return q->respond(context, {});
     if (q->request.options.mode == search::SearchMode::bm25) return q->retrieve(context, q, {});
-    std::vector<text::Encoding> query{q->collection->encoder->tokenize(q->request.query)};
+    std::vector<text::Encoding> query{q->collection->encoder->tokenize_as(TextRole::query, q->request.query)};
     q->collection->encoder->embed_encoded_async(std::move(query), [&context, q](Result<Embeddings> vector) {
       q->embed_ms = ms_since(q->start);
       context.continuations()([&context, q, vector = std::move(vector)] {

@@ -16,7 +16,7 @@ TEST(EncoderBatcher, ConcurrentCallersGetTheVectorsOfTheirOwnTexts) {
   std::shared_ptr<const Encoder> encoder = std::move(*loaded);
   std::vector<std::string> texts;
   for (int i = 0; i < 24; ++i) texts.push_back("document number " + std::to_string(i) + std::string(i % 5, '!') + " about Debian packages");
-  auto direct = encoder->embed(texts);
+  auto direct = encoder->embed(texts, TextRole::passage);
   ASSERT_TRUE(direct.ok());
 
   EncoderBatcher batcher(encoder, {.max_items = 8, .window = std::chrono::milliseconds(5)});
@@ -25,7 +25,7 @@ TEST(EncoderBatcher, ConcurrentCallersGetTheVectorsOfTheirOwnTexts) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (std::size_t i = t; i < texts.size(); i += 4) {
-        auto v = batcher.embed(texts[i]).get();
+        auto v = batcher.embed(texts[i], TextRole::passage).get();
         if (v.ok()) got[i] = std::move(*v);
       }
     });
@@ -38,7 +38,7 @@ TEST(EncoderBatcher, ConcurrentCallersGetTheVectorsOfTheirOwnTexts) {
     EXPECT_GT(dot, 0.99999) << "text " << i << " got another text's vector";
   }
 
-  auto all = batcher.embed_all(texts);
+  auto all = batcher.embed_all(texts, TextRole::passage);
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), texts.size());
 }

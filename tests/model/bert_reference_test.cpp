@@ -33,7 +33,7 @@ TEST(BertReference, MatchesTheOnnxEncoder) {
     ids.emplace_back(e.ids.begin(), e.ids.end());
   }
   const auto ours = cuda::bert_reference_embed(weights, ids);
-  auto onnx = (*encoder)->embed(texts);
+  auto onnx = (*encoder)->embed(texts, TextRole::passage);
   ASSERT_TRUE(onnx.ok()) << onnx.error().message;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     double cosine = 0;

@@ -108,14 +108,14 @@ class EncoderParity : public ::testing::Test {
     if (one_at_a_time) {
       Embeddings all{(*encoder)->dimension(), {}};
       for (const std::string& text : reference_->texts) {
-        auto vector = (*encoder)->embed(std::span(&text, 1));
+        auto vector = (*encoder)->embed(std::span(&text, 1), TextRole::passage);
         EXPECT_TRUE(vector.ok()) << vector.error().message;
         if (!vector.ok()) return {};
         all.values.insert(all.values.end(), vector->values.begin(), vector->values.end());
       }
       return all;
     }
-    auto vectors = (*encoder)->embed(reference_->texts);
+    auto vectors = (*encoder)->embed(reference_->texts, TextRole::passage);
     EXPECT_TRUE(vectors.ok()) << vectors.error().message;
     return vectors.ok() ? std::move(*vectors) : Embeddings{};
   }

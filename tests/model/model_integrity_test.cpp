@@ -351,7 +351,7 @@ TEST_F(ModelIntegrityTest, AValidSignatureLoadsAndEmbeds) {
   auto encoder = SentenceEncoder::load(dir, options);
   ASSERT_TRUE(encoder.ok()) << encoder.error().message;
   const std::vector<std::string> texts = {"signed models still embed"};
-  auto vectors = (*encoder)->embed(texts);
+  auto vectors = (*encoder)->embed(texts, TextRole::passage);
   ASSERT_TRUE(vectors.ok());
   ASSERT_EQ(vectors->dimension, 384u);
   double norm = 0;

@@ -69,8 +69,8 @@ TEST(OnnxSession, OptimisationLevelsAndDeterministicModeAgree) {
     options.session.deterministic = true;
     auto encoder = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"), options);
     ASSERT_TRUE(encoder.ok()) << encoder.error().message;
-    auto first = (*encoder)->embed(texts);
-    auto second = (*encoder)->embed(texts);
+    auto first = (*encoder)->embed(texts, TextRole::passage);
+    auto second = (*encoder)->embed(texts, TextRole::passage);
     ASSERT_TRUE(first.ok() && second.ok());
     EXPECT_EQ(first->values, second->values) << "deterministic mode gave two different answers";
     results.push_back(std::move(*first));

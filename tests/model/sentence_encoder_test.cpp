@@ -37,7 +37,7 @@ TEST_P(SentenceEncoderTest, ParaphraseIsCloserThanAnUnrelatedSentence) {
       "What is the procedure for moving a Debian installation to a newer version?",
       "The recipe needs two eggs, flour and a pinch of salt.",
   };
-  auto vectors = (*encoder)->embed(texts);
+  auto vectors = (*encoder)->embed(texts, TextRole::passage);
   ASSERT_TRUE(vectors.ok()) << vectors.error().message;
   ASSERT_EQ(vectors->size(), 3u);
   ASSERT_EQ(vectors->dimension, 384u);
@@ -54,8 +54,8 @@ TEST_P(SentenceEncoderTest, PaddingInABatchDoesNotChangeAVector) {
   ASSERT_TRUE(encoder.ok()) << encoder.error().message;
   const std::vector<std::string> alone = {"short text"};
   const std::vector<std::string> batch = {"short text", "a much longer text that forces padding of the short one in the batch"};
-  auto a = (*encoder)->embed(alone);
-  auto b = (*encoder)->embed(batch);
+  auto a = (*encoder)->embed(alone, TextRole::passage);
+  auto b = (*encoder)->embed(batch, TextRole::passage);
   ASSERT_TRUE(a.ok() && b.ok());
   // fp32 is exact up to rounding. The int8 model quantises activations dynamically with one scale per
   // tensor, so the other rows of a batch move its result slightly (measured: cosine 0.9935).
@@ -101,8 +101,8 @@ TEST(SentenceEncoderPrecision, TheFp16VariantAgreesWithFp32) {
   const std::vector<std::string> texts = {"Is SQLite threadsafe?", "How do I create an AUTOINCREMENT field?",
                                           "A much longer sentence about databases, files, locks and the journal, "
                                           "repeated to make the sequence a little longer than the others."};
-  auto a = (*half)->embed(texts);
-  auto b = (*full)->embed(texts);
+  auto a = (*half)->embed(texts, TextRole::passage);
+  auto b = (*full)->embed(texts, TextRole::passage);
   ASSERT_TRUE(a.ok() && b.ok());
   for (std::size_t i = 0; i < texts.size(); ++i) EXPECT_GE(cosine(a->row(i), b->row(i)), 0.999) << texts[i];
 }

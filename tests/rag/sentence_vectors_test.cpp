@@ -91,7 +91,7 @@ TEST_F(SentenceSpansTest, PooledRangesAgreeWithTheWholeInputAndWithTheSentenceAl
   // Each sentence's pooled vector is closest to that sentence embedded on its own.
   const std::vector<std::string> alone = {"The kernel schedules processes on the CPU.",
                                           "Bread dough must rise for an hour before baking."};
-  auto separate = encoder_->embed(alone);
+  auto separate = encoder_->embed(alone, TextRole::passage);
   ASSERT_TRUE(separate.ok());
   EXPECT_GT(cosine(pooled->ranges.row(1), separate->row(0)), cosine(pooled->ranges.row(1), separate->row(1)) + 0.1);
   EXPECT_GT(cosine(pooled->ranges.row(2), separate->row(1)), cosine(pooled->ranges.row(2), separate->row(0)) + 0.1);

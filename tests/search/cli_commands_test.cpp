@@ -56,7 +56,8 @@ class CliCommandsTest : public ::testing::Test {
 
 TEST_F(CliCommandsTest, IndexSearchRemove) {
   const std::string docs = (root_ / "docs").string();
-  auto indexed = kotae("index " + docs + " --collection kitchen --exclude 'notes/*' --model all-minilm-l6-v2-int8 --json");
+  // Not the default embedder, and one that marks queries and passages: the collection keeps it.
+  auto indexed = kotae("index " + docs + " --collection kitchen --exclude 'notes/*' --model e5-small-v2-int8 --json");
   ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
   auto lines = json_lines(indexed.out);
   ASSERT_EQ(lines.size(), 3u);  // two files and the summary
@@ -78,6 +79,9 @@ TEST_F(CliCommandsTest, IndexSearchRemove) {
   EXPECT_NE(top["text"].get<std::string>().find("Knead the dough"), std::string::npos);
   EXPECT_GT(top["bm25_rank"].get<int>(), 0);
   EXPECT_GT(top["vector_rank"].get<int>(), 0);
+  auto info = kotae("search 'rocket fuel' --collection kitchen --mode vector -k 1 --json");
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_EQ(fs::path(nlohmann::json::parse(info.out)["hits"][0]["document"].get<std::string>()).filename(), "rockets.txt");
 
   auto plain = kotae("search 'kerosene' --collection kitchen --mode bm25");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;

@@ -207,7 +207,7 @@ TEST_F(ServerTest, EmbeddingsMatchTheModelRunDirectly) {
   auto encoder = SentenceEncoder::load(model_dir("all-minilm-l6-v2"));
   ASSERT_TRUE(encoder) << encoder.error().message;
   const std::string texts[] = {"How do I install a package?"};
-  auto direct = (*encoder)->embed(texts);
+  auto direct = (*encoder)->embed(texts, TextRole::passage);
   ASSERT_TRUE(direct);
   const auto served = body["data"][0]["embedding"].get<std::vector<float>>();
   ASSERT_EQ(served.size(), 384u);
@@ -217,6 +217,31 @@ TEST_F(ServerTest, EmbeddingsMatchTheModelRunDirectly) {
   EXPECT_EQ(base64["data"][0]["embedding"].get<std::string>().size(), 4 * ((384 * 4 + 2) / 3));
   EXPECT_EQ(post("/v1/embeddings", {{"input", "x"}, {"model", "no-such-model"}}).status, 404);
   EXPECT_EQ(post("/v1/embeddings", {{"input", {1, 2, 3}}}).status, 400);
+}
+
+TEST_F(ServerTest, EmbeddingsMarkQueriesForModelsThatWantIt) {
+  const std::string model = "e5-small-v2-int8";  // reads "query: " and "passage: " before texts
+  auto vector_of = [&](const json& request) {
+    auto reply = post("/v1/embeddings", request);
+    EXPECT_EQ(reply.status, 200) << reply.body;
+    return body_of(reply)["data"][0]["embedding"].get<std::vector<float>>();
+  };
+  const auto query = vector_of({{"input", "install a package"}, {"model", model}, {"input_type", "query"}});
+  const auto passage = vector_of({{"input", "install a package"}, {"model", model}});
+  EXPECT_EQ(vector_of({{"input", "install a package"}, {"model", model}, {"input_type", "document"}}), passage);
+  auto encoder = SentenceEncoder::load(model_dir(model));
+  ASSERT_TRUE(encoder) << encoder.error().message;
+  const text::Encoding marked[] = {(*encoder)->tokenize("query: install a package")};
+  auto direct = (*encoder)->embed_encoded(marked);
+  ASSERT_TRUE(direct);
+  ASSERT_EQ(query.size(), 384u);
+  double same = 0;
+  for (std::size_t i = 0; i < query.size(); ++i) {
+    EXPECT_NEAR(query[i], direct->row(0)[i], 1e-5);
+    same += double(query[i]) * passage[i];
+  }
+  EXPECT_LT(same, 0.999);
+  EXPECT_EQ(post("/v1/embeddings", {{"input", "x"}, {"input_type", "question"}}).status, 400);
 }
 
 TEST_F(ServerTest, ConcurrentEmbeddingRequestsAllGetTheirOwnVectors) {
