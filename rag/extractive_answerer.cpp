@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <deque>
 #include <limits>
+#include <optional>
+
+#include "rag/standalone_sentence.h"
 
 namespace kotae::rag {
 namespace {
@@ -13,9 +18,12 @@ float dot(std::span<const float> a, std::span<const float> b) {
   return sum;
 }
 
+// A sentence, or a fragment joined with the sentence it was cut from, that may go in the answer.
 struct Candidate {
   std::size_t source;
-  const store::SentenceVector* sentence;
+  std::size_t first, last;  // [first, last] indices into the source's sentences
+  std::size_t begin, end;   // bytes of the source's text
+  std::span<const float> vector;
   float similarity;
 };
 
@@ -35,20 +43,93 @@ bool is_question(std::string_view s) {
   return !s.empty() && s.back() == '?';
 }
 
+// Sentence k of a source reads on from sentence k - 1: nothing but a line's or a space's worth of
+// whitespace between them (a blank line ends a paragraph, and what follows one is no continuation).
+bool follows_directly(std::string_view text, const store::SentenceVector& head, const store::SentenceVector& next) {
+  const std::string_view gap = text.substr(head.end, next.begin - head.end);
+  return head.end <= next.begin && std::count(gap.begin(), gap.end(), '\n') < 2 &&
+         std::all_of(gap.begin(), gap.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
+}
+
+// The unit vector between two: a joined sentence's, pooled as the mean of its parts.
+std::vector<float> mean_direction(std::span<const float> a, std::span<const float> b) {
+  std::vector<float> v(a.size());
+  double norm = 0;
+  for (std::size_t i = 0; i < v.size() && i < b.size(); ++i) {
+    v[i] = a[i] + b[i];
+    norm += double(v[i]) * v[i];
+  }
+  if (norm > 0) {
+    for (float& x : v) x = static_cast<float>(x / std::sqrt(norm));
+  }
+  return v;
+}
+
+// Sentence k of `source` as a candidate: itself, or joined with its head when it is a fragment or
+// goes on from the sentence before; none when it cannot stand in an answer.
+std::optional<Candidate> candidate(std::string_view question, const Source& source, std::size_t index,
+                                   std::span<const store::SentenceVector> sentences, std::size_t k,
+                                   std::deque<std::vector<float>>& joined, const ExtractiveOptions& options) {
+  const store::SentenceVector& s = sentences[k];
+  const std::string_view text = std::string_view(source.text).substr(s.begin, s.end - s.begin);
+  Candidate c{.source = index, .first = k, .last = k, .begin = s.begin, .end = s.end, .vector = s.vector, .similarity = 0};
+  if (is_fragment(text) || continues_previous(text)) {
+    if (k == 0 || !follows_directly(source.text, sentences[k - 1], s)) return std::nullopt;
+    const store::SentenceVector& head = sentences[k - 1];
+    const std::string_view head_text = std::string_view(source.text).substr(head.begin, head.end - head.begin);
+    if (is_fragment(head_text) || is_question(head_text)) return std::nullopt;
+    joined.push_back(mean_direction(head.vector, s.vector));
+    c.first = k - 1;
+    c.begin = head.begin;
+    c.vector = joined.back();
+  }
+  const std::string_view whole = std::string_view(source.text).substr(c.begin, c.end - c.begin);
+  if (whole.size() < options.min_bytes || !has_letter(whole) || is_question(whole) || is_heading(whole) ||
+      !is_complete_sentence(whole) || points_elsewhere(whole) || restates_question(whole, question)) {
+    return std::nullopt;
+  }
+  return c;
+}
+
+// A sentence on "It ..." or "This ..." does not stand without its antecedent: it takes the sentence
+// before it along, when that one is a plain sentence it reads on from and not already in the answer
+// (`previous`, the sentence picked before it in reading order, if any).
+void bring_antecedent(Candidate& c, const Candidate* previous, std::span<const Source> sources,
+                      std::span<const std::vector<store::SentenceVector>> sentences) {
+  const Source& source = sources[c.source];
+  const std::string_view text = source.text;
+  const auto& all = sentences[c.source];
+  if (!starts_with_anaphor(text.substr(c.begin, c.end - c.begin)) || c.first == 0) return;
+  const store::SentenceVector& head = all[c.first - 1];
+  if (previous != nullptr && sources[previous->source].document == source.document &&
+      sources[previous->source].begin + previous->end > source.begin + head.begin) {
+    return;
+  }
+  const std::string_view head_text = text.substr(head.begin, head.end - head.begin);
+  if (!follows_directly(text, head, all[c.first]) || is_fragment(head_text) || is_question(head_text) ||
+      !is_complete_sentence(head_text) || points_elsewhere(head_text)) {
+    return;
+  }
+  c.first -= 1;
+  c.begin = head.begin;
+}
+
 }  // namespace
 
-CitedAnswer extract_answer(std::span<const float> question, std::span<const Source> sources,
+CitedAnswer extract_answer(std::string_view question, std::span<const float> question_vector,
+                           std::span<const Source> sources,
                            std::span<const std::vector<store::SentenceVector>> sentences,
                            const ExtractiveOptions& options) {
   std::vector<Candidate> candidates;
+  std::deque<std::vector<float>> joined;  // joined sentences' vectors; a deque keeps them in place
   float best = -std::numeric_limits<float>::infinity();
   for (std::size_t i = 0; i < sources.size() && i < sentences.size(); ++i) {
-    for (const auto& s : sentences[i]) {
-      const std::string_view text = std::string_view(sources[i].text).substr(s.begin, s.end - s.begin);
-      if (text.size() < options.min_bytes || !has_letter(text) || is_question(text) || is_heading(text)) continue;
-      const float similarity = dot(question, s.vector);
-      candidates.push_back({i, &s, similarity});
-      best = std::max(best, similarity);
+    for (std::size_t k = 0; k < sentences[i].size(); ++k) {
+      auto c = candidate(question, sources[i], i, sentences[i], k, joined, options);
+      if (!c) continue;
+      c->similarity = dot(question_vector, c->vector);
+      candidates.push_back(*c);
+      best = std::max(best, c->similarity);
     }
   }
   const float floor = best > 0 ? static_cast<float>(options.relative_floor) * best : best;
@@ -56,16 +137,14 @@ CitedAnswer extract_answer(std::span<const float> question, std::span<const Sour
 
   // Overlapping chunks hold the same sentence twice, and documents repeat themselves: the same
   // document bytes, or the same words, are never picked twice.
-  auto text_of = [&](const Candidate& c) {
-    return std::string_view(sources[c.source].text).substr(c.sentence->begin, c.sentence->end - c.sentence->begin);
-  };
+  auto text_of = [&](const Candidate& c) { return std::string_view(sources[c.source].text).substr(c.begin, c.end - c.begin); };
   auto overlaps = [&](const Candidate& a, const Candidate& b) {
     const Source& sa = sources[a.source];
     const Source& sb = sources[b.source];
     if (text_of(a) == text_of(b)) return true;
     if (sa.document != sb.document) return false;
-    const std::size_t a0 = sa.begin + a.sentence->begin, a1 = sa.begin + a.sentence->end;
-    const std::size_t b0 = sb.begin + b.sentence->begin, b1 = sb.begin + b.sentence->end;
+    const std::size_t a0 = sa.begin + a.begin, a1 = sa.begin + a.end;
+    const std::size_t b0 = sb.begin + b.begin, b1 = sb.begin + b.end;
     return a0 < b1 && b0 < a1;
   };
   std::vector<Candidate> picked;
@@ -75,7 +154,7 @@ CitedAnswer extract_answer(std::span<const float> question, std::span<const Sour
     float choice_score = -std::numeric_limits<float>::infinity();
     for (std::size_t c = 0; c < candidates.size(); ++c) {
       float redundancy = 0;
-      for (const auto& p : picked) redundancy = std::max(redundancy, dot(candidates[c].sentence->vector, p.sentence->vector));
+      for (const auto& p : picked) redundancy = std::max(redundancy, dot(candidates[c].vector, p.vector));
       const float score = lambda * candidates[c].similarity - (1 - lambda) * redundancy;
       if (score > choice_score) {
         choice_score = score;
@@ -96,18 +175,21 @@ CitedAnswer extract_answer(std::span<const float> question, std::span<const Sour
     return picked.size();
   };
   std::vector<std::pair<std::size_t, std::size_t>> order;  // (document rank, byte offset) per picked
-  for (const auto& p : picked) order.emplace_back(document_rank(p), sources[p.source].begin + p.sentence->begin);
+  for (const auto& p : picked) order.emplace_back(document_rank(p), sources[p.source].begin + p.begin);
   std::vector<std::size_t> index(picked.size());
   for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
   std::sort(index.begin(), index.end(), [&](std::size_t a, std::size_t b) { return order[a] < order[b]; });
   std::vector<Candidate> ordered;
   for (const std::size_t i : index) ordered.push_back(picked[i]);
   picked = std::move(ordered);
+  for (std::size_t i = 0; i < picked.size(); ++i) {
+    bring_antecedent(picked[i], i > 0 ? &picked[i - 1] : nullptr, sources, sentences);
+  }
 
   CitedAnswer out;
   for (const auto& p : picked) {
     const Source& source = sources[p.source];
-    Citation c = cite(source, p.sentence->begin, p.sentence->end);
+    Citation c = cite(source, p.begin, p.end);
     if (!out.text.empty()) out.text += ' ';
     for (const char ch : c.text) out.text += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
     out.text += ' ';

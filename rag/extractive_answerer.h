@@ -2,10 +2,14 @@
 // The extractive back-end: no language model, so it cannot invent anything. It takes the sentences
 // of the retrieved (and reranked) chunks, ranks them by the similarity of their vectors to the
 // question's, picks a few by maximal marginal relevance (relevant, and unlike those already picked),
-// and answers with them in document order, each cited with its exact bytes.
+// and answers with them in document order, each cited with its exact bytes. Only sentences that can
+// stand alone are used (rag/standalone_sentence.h): a fragment is joined with the sentence it was cut
+// from or left out, and pointers elsewhere and restatements of the question are left out; the answer
+// has no sentence on a pronoun without the sentence before it that names what it means.
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "rag/citations.h"
@@ -21,8 +25,9 @@ struct ExtractiveOptions {
   std::size_t min_bytes = 16;     // shorter sentences (numbering, headings' fragments) are not used
 };
 
-// sentences[i] holds the sentences of sources[i] (spans in its text, unit vectors).
-CitedAnswer extract_answer(std::span<const float> question, std::span<const Source> sources,
+// sentences[i] holds the sentences of sources[i] (spans in its text, unit vectors); `question` is
+// the question's text and `question_vector` its unit vector.
+CitedAnswer extract_answer(std::string_view question, std::span<const float> question_vector, std::span<const Source> sources,
                            std::span<const std::vector<store::SentenceVector>> sentences,
                            const ExtractiveOptions& options = {});
 

@@ -16,7 +16,7 @@ Result<CitedAnswer> extract(const AnswerInput& input, std::span<const Source> so
     auto pooled = KOTAE_TRY_VALUE(embed_chunks(input.encoder, std::span(&sources[i].text, 1)));
     sentences[i] = std::move(pooled.sentences[0]);
   }
-  return extract_answer(input.question_vector, sources, sentences, input.extractive);
+  return extract_answer(input.question, input.question_vector, sources, sentences, input.extractive);
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 #pragma once
 // A text's sentences, found on its tokens: a sentence ends where the chunker would see a sentence
 // (or stronger) boundary, or at a line break before a line that does not continue the sentence (a
-// heading, a list item). Each sentence knows both its bytes and its tokens, so a vector can be
+// heading, a list item). PDFs wrap lines anywhere, so a line going on in lower case, with a bracket
+// or a number, or after a comma or a word like "as", continues the sentence. Each sentence knows both its bytes and its tokens, so a vector can be
 // pooled from exactly its tokens and a citation can point at exactly its bytes.
 
 #include <cstddef>

@@ -39,7 +39,7 @@ TEST(ExtractiveAnswerer, PicksRelevantSentencesWithoutRepeatsInReadingOrderEachC
        sentence("Unrelated trivia about cats.", b.text, at(0.2f, 3))}};
   const std::vector<float> question = {1, 0, 0, 0};
 
-  const CitedAnswer answer = extract_answer(question, sources, sentences, {.max_sentences = 3});
+  const CitedAnswer answer = extract_answer("What does APT do?", question, sources, sentences, {.max_sentences = 3});
   EXPECT_EQ(answer.text, "APT installs packages from mirrors. [1] It also upgrades the system. [1]");
   ASSERT_EQ(answer.citations.size(), 2u);
   EXPECT_EQ(answer.citations[0].text, "APT installs packages from mirrors.");
@@ -60,9 +60,81 @@ TEST(ExtractiveAnswerer, LeavesOutSentencesFarBelowTheBestAndAnswersNothingFromN
       {sentence("A strong match for the question.", a.text, at(0.9f, 1)),
        sentence("A weak one that shares little.", a.text, at(0.3f, 2))}};
   const std::vector<float> question = {1, 0, 0, 0};
-  const CitedAnswer answer = extract_answer(question, sources, sentences);
+  const CitedAnswer answer = extract_answer("A question?", question, sources, sentences);
   EXPECT_EQ(answer.text, "A strong match for the question. [3]");
-  EXPECT_TRUE(extract_answer(question, {}, {}).citations.empty());
+  EXPECT_TRUE(extract_answer("A question?", question, {}, {}).citations.empty());
+}
+
+// One source whose sentences are `texts` (in this order, spaces or line breaks between them as in
+// `whole`), with similarities `cosines` to the question.
+struct OneSource {
+  std::vector<Source> sources;
+  std::vector<std::vector<store::SentenceVector>> sentences;
+  OneSource(std::string whole, const std::vector<std::string>& texts, const std::vector<float>& cosines) {
+    Source s;
+    s.number = 1, s.chunk_id = 1, s.document = "doc.pdf", s.text = std::move(whole);
+    s.end = s.text.size();
+    sources.push_back(s);
+    sentences.emplace_back();
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      sentences[0].push_back(sentence(texts[i], sources[0].text, at(cosines[i], static_cast<int>(1 + i % 3))));
+    }
+  }
+  std::string answer(std::string_view question, std::size_t max_sentences = 3) const {
+    const std::vector<float> axis = {1, 0, 0, 0};
+    return extract_answer(question, axis, sources, sentences, {.max_sentences = max_sentences}).text;
+  }
+};
+
+// The chunk's sentences as a line-based splitter left them: the fragment is joined with its head.
+TEST(ExtractiveAnswerer, AFragmentIsJoinedWithTheSentenceItWasCutFromOrLeftOut) {
+  const OneSource websites(
+      "SQLite works great as the database engine for most low to medium traffic websites\n"
+      "(which is to say, most websites). Unrelated words about cats and dogs.",
+      {"SQLite works great as the database engine for most low to medium traffic websites",
+       "(which is to say, most websites).", "Unrelated words about cats and dogs."},
+      {0.5f, 0.95f, 0.1f});
+  EXPECT_EQ(websites.answer("Can SQLite be used as the database of a website?"),
+            "SQLite works great as the database engine for most low to medium traffic websites (which is to say, "
+            "most websites). [1]");
+  // A chunk that starts inside a sentence has no head for its first fragment.
+  const OneSource cut("which is why it fails. However, the fix is simple. Restart the daemon now.",
+                      {"which is why it fails.", "However, the fix is simple.", "Restart the daemon now."},
+                      {0.99f, 0.9f, 0.85f});
+  EXPECT_EQ(cut.answer("Why does it fail?"), "Restart the daemon now. [1]");
+}
+
+// Asked how to report a bug, the pointer to another section and the restated question are no answer.
+TEST(ExtractiveAnswerer, SentencesThatPointElsewhereOrRestateTheQuestionAreNotAnswers) {
+  const OneSource faq(
+      "See section 12.5 for reporting bugs. This is how you report bugs in Debian. You can use the "
+      "package reportbug that will guide you through the reporting process.",
+      {"See section 12.5 for reporting bugs.", "This is how you report bugs in Debian.",
+       "You can use the package reportbug that will guide you through the reporting process."},
+      {0.95f, 0.93f, 0.9f});
+  EXPECT_EQ(faq.answer("How do I report a bug in Debian?"),
+            "You can use the package reportbug that will guide you through the reporting process. [1]");
+}
+
+// The best sentence leans on the one before it; the answer has both, one citation for both.
+TEST(ExtractiveAnswerer, ASentenceOnAPronounBringsItsAntecedent) {
+  const OneSource apt("APT is Debian's package manager. It installs packages from mirrors.\n\nCats sleep a lot.",
+                      {"APT is Debian's package manager.", "It installs packages from mirrors.", "Cats sleep a lot."},
+                      {0.5f, 0.95f, 0.1f});
+  const std::vector<float> axis = {1, 0, 0, 0};
+  const CitedAnswer answer = extract_answer("Where does it get packages?", axis, apt.sources, apt.sentences);
+  EXPECT_EQ(answer.text, "APT is Debian's package manager. It installs packages from mirrors. [1]");
+  ASSERT_EQ(answer.citations.size(), 1u);
+  EXPECT_EQ(answer.citations[0].text, "APT is Debian's package manager. It installs packages from mirrors.");
+  // Not the first sentence of the answer either; and an antecedent already in the answer is not repeated.
+  const OneSource bugs("Expect an acknowledgement. You can use reportbug to file bugs. It also lists known bugs.",
+                       {"Expect an acknowledgement.", "You can use reportbug to file bugs.", "It also lists known bugs."},
+                       {0.9f, 0.3f, 0.85f});
+  EXPECT_EQ(bugs.answer("Which bugs are known?"),
+            "Expect an acknowledgement. [1] You can use reportbug to file bugs. It also lists known bugs. [1]");
+  const OneSource adjacent("You can use reportbug to file bugs. It also lists known bugs.",
+                           {"You can use reportbug to file bugs.", "It also lists known bugs."}, {0.9f, 0.85f});
+  EXPECT_EQ(adjacent.answer("Which bugs are known?"), "You can use reportbug to file bugs. [1] It also lists known bugs. [1]");
 }
 
 }  // namespace

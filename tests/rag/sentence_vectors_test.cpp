@@ -69,6 +69,24 @@ TEST_F(SentenceSpansTest, EndAtSentenceMarksAndAtLinesThatStartSomethingNew) {
                                                  "yes, and this\nwrapped line goes on."}));
 }
 
+// A PDF wraps lines anywhere: a line that opens with a bracket, a quote or a number, or that
+// follows a comma or a word like "as", goes on with the sentence; a heading or a list item does not.
+TEST_F(SentenceSpansTest, WrappedLinesGoOnWhateverTheyStartWith) {
+  const std::string text =
+      "Websites\nSQLite works great for most low to medium traffic websites\n(which is to say, most websites). "
+      "Engines such as MySQL,\nOracle, or SQL Server serve about\n400K requests a day, of which\n"
+      "\"dynamic\" pages are a fifth. Choose one:\n- Oracle\n2) PostgreSQL";
+  const auto tokens = encoder_->tokenizer().tokenize(text);
+  std::vector<std::string> sentences;
+  for (const auto& s : text::sentence_spans(text, tokens)) sentences.push_back(text.substr(s.begin, s.end - s.begin));
+  EXPECT_EQ(sentences, (std::vector<std::string>{
+                           "Websites",
+                           "SQLite works great for most low to medium traffic websites\n(which is to say, most websites).",
+                           "Engines such as MySQL,\nOracle, or SQL Server serve about\n400K requests a day, of which\n"
+                           "\"dynamic\" pages are a fifth.",
+                           "Choose one:", "- Oracle", "2) PostgreSQL"}));
+}
+
 TEST_F(SentenceSpansTest, PooledRangesAgreeWithTheWholeInputAndWithTheSentenceAlone) {
   const std::string chunk =
       "The kernel schedules processes on the CPU. Bread dough must rise for an hour before baking.";

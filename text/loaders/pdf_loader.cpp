@@ -1,5 +1,6 @@
-// PDF text through poppler-cpp, page by page in reading order (what pdftotext prints by default), each
-// page's text kept with its 1-based page number. Encrypted files that need a password are refused
+// PDF text through poppler-cpp, page by page: poppler's words in reading order (the order pdftotext
+// prints by default), joined into lines and blocks by pdf_page_text, which keeps the hyphens, dashes,
+// quotes and ligatures the PDF shows; each page's text kept with its 1-based page number. Encrypted files that need a password are refused
 // with a clear error; files poppler cannot open are corrupt.
 
 #include <poppler-document.h>
@@ -10,9 +11,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "text/loaders/document_builder.h"
 #include "text/loaders/format_loaders.h"
+#include "text/loaders/pdf_page_text.h"
 
 namespace kotae::text {
 namespace {
@@ -27,6 +30,16 @@ std::string to_utf8(const poppler::ustring& text) {
 void silence_poppler() {
   static std::once_flag silenced;
   std::call_once(silenced, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
+}
+
+std::vector<PdfWord> words_of(const poppler::page& page) {
+  std::vector<PdfWord> words;
+  for (const poppler::text_box& box : page.text_list()) {
+    const poppler::rectf r = box.bbox();
+    words.push_back({.text = to_utf8(box.text()), .x = r.x(), .y = r.y(), .width = r.width(), .height = r.height(),
+                     .space_after = box.has_space_after()});
+  }
+  return words;
 }
 
 }  // namespace
@@ -59,7 +72,7 @@ Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
     std::unique_ptr<poppler::page> page(pdf->create_page(index));
     if (!page) continue;  // a damaged page object: the other pages are still worth having
     builder.set_page(static_cast<std::uint32_t>(index + 1));
-    builder.add_paragraph(to_utf8(page->text(poppler::rectf(), poppler::page::non_raw_non_physical_layout)));
+    builder.add_paragraph(pdf_page_text(words_of(*page)));
   }
   return std::move(builder).finish("pdf", to_utf8(pdf->get_title()), static_cast<std::uint32_t>(page_count));
 }
