@@ -18,6 +18,7 @@ class BatchedEncoder final : public Encoder {
 
   std::size_t dimension() const override { return encoder_->dimension(); }
   std::string id() const override { return encoder_->id(); }
+  std::string precision() const override { return encoder_->precision(); }
   const std::string& provider() const override { return encoder_->provider(); }
   text::Encoding tokenize(std::string_view text) const override { return encoder_->tokenize(text); }
   const TextPrefixes& prefixes() const override { return encoder_->prefixes(); }

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -88,11 +89,13 @@ struct BatchSizes : kotae::batch::BatchObserver {
 int main(int argc, char** argv) {
   CLI::App app{"Kotae embedding benchmark (one side of bench/embed)"};
   std::string inputs_path;
-  std::vector<std::string> precisions = {"fp32", "int8"};
+  // int8: the dynamically quantised model (what the peers run); int8-static: the default model's
+  // static INT8 variant (calibrated ranges, fused graph), what Kotae runs on CPUs with VNNI.
+  std::vector<std::string> precisions = {"fp32", "int8", "int8-static"};
   std::vector<std::string> cases = {"single", "bulk", "concurrency", "rerank"};
   double seconds = 5;
   app.add_option("--inputs", inputs_path, "inputs JSON written by bench/embed")->required();
-  app.add_option("--precision", precisions, "fp32 and/or int8");
+  app.add_option("--precision", precisions, "fp32, int8 and/or int8-static");
   app.add_option("--cases", cases, "single, bulk, concurrency, rerank");
   app.add_option("--seconds", seconds, "duration of each concurrency level");
   CLI11_PARSE(app, argc, argv);
@@ -105,10 +108,13 @@ int main(int argc, char** argv) {
   const int warmup = settings.value("warmup", 10);
   const std::string version = KOTAE_VERSION;
 
+  std::map<std::string, kotae::Embeddings> bulk_vectors;  // per precision, to compare with fp32's
   for (const auto& precision : precisions) {
     kotae::EncoderOptions options;
     options.session.intra_op_threads = threads;
-    auto loaded = kotae::SentenceEncoder::load(inputs["models"][precision].get<std::string>(), options);
+    const bool static_int8 = precision == "int8-static";
+    if (static_int8) options.precision = kotae::EncoderOptions::Precision::int8;
+    auto loaded = kotae::SentenceEncoder::load(inputs["models"][static_int8 ? "fp32" : precision].get<std::string>(), options);
     if (!loaded) fail(loaded.error());
     std::shared_ptr<const kotae::SentenceEncoder> encoder = std::move(*loaded);
     const json base = {{"impl", "kotae"}, {"precision", precision}, {"version", version}, {"threads", threads}};
@@ -132,8 +138,10 @@ int main(int argc, char** argv) {
         encoded.push_back(encoder->tokenize_as(kotae::TextRole::passage, c));
         tokens += encoded.back().size();
       }
-      if (auto v = encoder->embed_encoded(encoded); !v) fail(v.error());
+      auto vectors = encoder->embed_encoded(encoded);
+      if (!vectors) fail(vectors.error());
       const double s = ms_since(start) / 1000.0;
+      bulk_vectors[precision] = std::move(*vectors);
       json line = base;
       line.update({{"case", "bulk"}, {"chunks", chunks.size()}, {"tokens", tokens}, {"seconds", s},
                    {"chunks_per_s", chunks.size() / s}, {"tokens_per_s", tokens / s}});
@@ -151,6 +159,26 @@ int main(int argc, char** argv) {
         line["mean_batch"] = sizes->batches ? double(sizes->items) / double(sizes->batches) : 0.0;
         emit(line);
       }
+    }
+  }
+
+  // How far each precision's vectors are from FP32's, chunk by chunk.
+  if (bulk_vectors.contains("fp32")) {
+    const auto& reference = bulk_vectors["fp32"];
+    for (const auto& [precision, vectors] : bulk_vectors) {
+      if (precision == "fp32") continue;
+      std::vector<double> cosines;
+      for (std::size_t i = 0; i < vectors.size(); ++i) {
+        double dot = 0;
+        for (std::size_t d = 0; d < vectors.dimension; ++d) dot += double(vectors.row(i)[d]) * reference.row(i)[d];
+        cosines.push_back(dot);
+      }
+      std::sort(cosines.begin(), cosines.end());
+      double sum = 0;
+      for (const double c : cosines) sum += c;
+      emit({{"case", "fidelity"}, {"impl", "kotae"}, {"precision", precision}, {"chunks", cosines.size()},
+            {"min_cosine", cosines.front()}, {"p01_cosine", cosines[cosines.size() / 100]},
+            {"mean_cosine", sum / double(cosines.size())}});
     }
   }
 

@@ -131,6 +131,8 @@ def summarise(lines: list[dict], inputs: dict) -> dict:
     gemm = [l for l in lines if l.get("case") == "gemm_peak"]
     summary = {"case": "summary", "targets": {
         "single_p50_vs_best_peer": "<= 0.5", "bulk_vs_best_peer": ">= 1.3", "int8_vs_fp32": ">= 1.7",
+        "int8_static_vs_fp32": ">= 1.8", "int8_static_min_cosine": "> int8_min_cosine",
+        "int8_static_p01_cosine": "> int8_p01_cosine",
         "c32_vs_c1_throughput": ">= 3", "c32_p99_vs_c1_p50": "< 4"}}
     if ours_single and best_single:
         summary["single_p50_vs_best_peer"] = ours_single[0]["p50_ms"] / best_single["p50_ms"]
@@ -140,6 +142,16 @@ def summarise(lines: list[dict], inputs: dict) -> dict:
         summary["best_bulk_peer"] = best_bulk["impl"]
     if ours_bulk and ours_bulk8:
         summary["int8_vs_fp32"] = ours_bulk8[0]["chunks_per_s"] / ours_bulk[0]["chunks_per_s"]
+    ours_static = pick("bulk", "kotae", "int8-static")
+    if ours_bulk and ours_static:
+        summary["int8_static_vs_fp32"] = ours_static[0]["chunks_per_s"] / ours_bulk[0]["chunks_per_s"]
+    if ours_bulk8 and ours_static:
+        summary["int8_static_vs_int8"] = ours_static[0]["chunks_per_s"] / ours_bulk8[0]["chunks_per_s"]
+    for precision in ("int8", "int8-static"):
+        for fidelity in pick("fidelity", "kotae", precision):
+            key = precision.replace("-", "_")
+            summary[f"{key}_min_cosine"] = fidelity["min_cosine"]
+            summary[f"{key}_p01_cosine"] = fidelity["p01_cosine"]
     if c1 and c32:
         summary["c32_vs_c1_throughput"] = c32[0]["throughput_per_s"] / c1[0]["throughput_per_s"]
         summary["c32_p99_vs_c1_p50"] = c32[0]["p99_ms"] / c1[0]["p50_ms"]

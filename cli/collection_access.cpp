@@ -13,8 +13,14 @@ namespace fs = std::filesystem;
 // "all-minilm-l6-v2-int8/int8" was built by the model in DATA/models/all-minilm-l6-v2-int8.
 std::string model_of(const std::string& embedder_id) { return embedder_id.substr(0, embedder_id.find('/')); }
 
-Result<std::unique_ptr<Encoder>> load_encoder(const fs::path& data_dir, const std::string& model) {
-  return load_best_encoder(models_dir(data_dir) / model);
+Result<std::unique_ptr<Encoder>> load_encoder(const fs::path& data_dir, const std::string& model,
+                                              std::optional<EncoderOptions::Precision> precision = std::nullopt) {
+  if (!precision) return load_best_encoder(models_dir(data_dir) / model);
+  EncoderOptions options;
+  options.precision = *precision;
+  auto encoder = SentenceEncoder::load(models_dir(data_dir) / model, options);
+  if (!encoder) return encoder.error();
+  return std::unique_ptr<Encoder>(std::move(*encoder));
 }
 
 }  // namespace
@@ -42,7 +48,7 @@ Result<store::WriterLock> lock_for_writing(const fs::path& dir, const std::strin
 
 Result<OpenCollection> open_for_indexing(const store::CatalogOptions& where, const std::string& name,
                                          const std::string& model, std::size_t chunk_tokens, std::size_t overlap_tokens,
-                                         std::chrono::seconds wait) {
+                                         std::chrono::seconds wait, std::optional<EncoderOptions::Precision> precision) {
   auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(where));
   fs::path folder = KOTAE_TRY_VALUE(catalog->folder(store::kLocalTenant, name));
   std::error_code created;
@@ -58,7 +64,7 @@ Result<OpenCollection> open_for_indexing(const store::CatalogOptions& where, con
       model_name = model_of(existing->info().embedder_id);
     }
   }
-  auto encoder = KOTAE_TRY_VALUE(load_encoder(where.data_dir, model_name));
+  auto encoder = KOTAE_TRY_VALUE(load_encoder(where.data_dir, model_name, precision));
   store::CollectionInfo info{encoder->id(), encoder->dimension(), chunk_tokens, overlap_tokens};
   auto collection = KOTAE_TRY_VALUE(catalog->open(store::kLocalTenant, name, &info));
   tell_of_rebuild(*collection, name);

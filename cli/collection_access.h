@@ -29,9 +29,11 @@ struct OpenCollection {
 // For writing: takes the collection's writer lock (waiting up to `wait` for another process that
 // holds it, and saying so), then creates the collection with `model` (the default embedder when
 // empty) and the chunking settings, or opens it; a `model` other than the one that built it is an error.
+// The model runs at `precision` when given, else at the one load_best_encoder chooses.
 Result<OpenCollection> open_for_indexing(const store::CatalogOptions& where, const std::string& name,
                                          const std::string& model, std::size_t chunk_tokens, std::size_t overlap_tokens,
-                                         std::chrono::seconds wait);
+                                         std::chrono::seconds wait,
+                                         std::optional<EncoderOptions::Precision> precision = std::nullopt);
 // The writer lock of an existing collection, as open_for_indexing takes it.
 Result<store::WriterLock> lock_for_writing(const std::filesystem::path& dir, const std::string& name,
                                            std::string_view doing, std::chrono::seconds wait);

@@ -10,6 +10,7 @@
 #include "cli/progress_bar.h"
 #include "core/paths.h"
 #include "core/sha256.h"
+#include "model/encoder_loading.h"
 #include "rag/retrieval_evaluation.h"
 
 namespace kotae::cli {
@@ -20,6 +21,7 @@ struct ModelRun {
   std::string model;
   std::string collection;
   std::string embedder_id;
+  std::string precision;  // what the model ran in (KOTAE_PRECISION and the CPU choose)
   std::size_t documents = 0, chunks = 0;
   double encode_per_s = 0;  // corpus passages embedded per second
   std::vector<rag::ModeEvaluation> results;
@@ -42,20 +44,24 @@ Result<double> encode_speed(const Encoder& encoder, const rag::BeirDataset& data
   return double(texts.size()) / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& model, const rag::BeirDataset& dataset,
+Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& model,
+                                std::optional<EncoderOptions::Precision> asked, const rag::BeirDataset& dataset,
                                 const rag::EvaluationOptions& evaluation, const rag::IngestOptions& ingest) {
-  // One collection per dataset, model and chunking, kept between runs: a second eval reuses it.
+  // One collection per dataset, model, precision and chunking, kept between runs: a second eval reuses it.
   ModelRun run;
   run.model = model;
   run.collection = options.collection;
-  if (run.collection.empty() || options.models.size() > 1) {
+  const auto precision = asked ? *asked : KOTAE_TRY_VALUE(cpu_precision(models_dir(options.where.data_dir) / model));
+  if (run.collection.empty() || options.models.size() > 1 || options.precisions.size() > 1) {
+    // Vectors of one precision are not mixed with another's queries: each has its collection.
     const auto key = std::filesystem::absolute(options.dataset).lexically_normal().string() + "|" + model + "|" +
-                     std::to_string(ingest.chunking.max_tokens) + "|" + std::to_string(ingest.chunking.overlap_tokens);
+                     std::to_string(ingest.chunking.max_tokens) + "|" + std::to_string(ingest.chunking.overlap_tokens) +
+                     (precision == EncoderOptions::Precision::int8 ? "|int8" : "");
     run.collection = (options.collection.empty() ? "eval-" + options.dataset.filename().string() : options.collection) +
                      "-" + sha256_hex(key).substr(0, 12);
   }
   auto open = KOTAE_TRY_VALUE(open_for_indexing(options.where, run.collection, model, ingest.chunking.max_tokens,
-                                                ingest.chunking.overlap_tokens, std::chrono::seconds(60)));
+                                                ingest.chunking.overlap_tokens, std::chrono::seconds(60), asked));
   auto reranker = KOTAE_TRY_VALUE(load_reranker(options.where.data_dir, options.rerank_model));
 
   rag::Ingester ingester(*open.collection, *open.encoder, ingest);
@@ -70,6 +76,7 @@ Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& m
   run.results = KOTAE_TRY_VALUE(rag::evaluate_retrieval(retriever, *open.encoder, dataset, evaluation));
   run.encode_per_s = KOTAE_TRY_VALUE(encode_speed(*open.encoder, dataset));
   run.embedder_id = open.collection->info().embedder_id;
+  run.precision = open.encoder->precision();
   run.documents = open.collection->document_count();
   run.chunks = open.collection->chunk_count();
   return run;
@@ -100,22 +107,42 @@ int run_eval(const EvalOptions& options) {
   auto dataset = rag::load_beir_dataset(options.dataset);
   if (!dataset) return report_error(dataset.error());
 
+  std::vector<std::optional<EncoderOptions::Precision>> precisions;
+  for (const auto& name : options.precisions) {
+    if (name != "fp32" && name != "int8") {
+      return report_error(make_error(ErrorCode::invalid_argument, "unknown precision '" + name + "' (fp32, int8)"));
+    }
+    precisions.push_back(name == "int8" ? EncoderOptions::Precision::int8 : EncoderOptions::Precision::fp32);
+  }
+  if (precisions.empty()) precisions.push_back(std::nullopt);
+
   std::vector<ModelRun> runs;
   for (const auto& model : models) {
-    auto run = evaluate_model(options, model, *dataset, evaluation, ingest);
-    if (!run) return report_error(run.error());
-    runs.push_back(std::move(*run));
+    for (const auto& precision : precisions) {
+      auto run = evaluate_model(options, model, precision, *dataset, evaluation, ingest);
+      if (!run) return report_error(run.error());
+      runs.push_back(std::move(*run));
+    }
   }
 
   if (!options.json) {
-    std::printf("%-24s %-14s %7s %7s %7s %7s %9s %12s\n", "model", "mode", "nDCG@10", "MRR@10", "R@10", "R@100",
-                "encode/s", "retrieve p50");
+    std::printf("%-24s %-5s %-14s %7s %7s %7s %7s %9s %12s\n", "model", "prec", "mode", "nDCG@10", "MRR@10", "R@10",
+                "R@100", "encode/s", "retrieve p50");
   }
+  // The same model in FP32 in this eval, if it ran: what another precision costs and gains.
+  auto fp32_of = [&](const ModelRun& run) -> const ModelRun* {
+    for (const auto& other : runs) {
+      if (other.model == run.model && other.precision == "fp32" && run.precision != "fp32") return &other;
+    }
+    return nullptr;
+  };
   for (const auto& run : runs) {
-    for (const auto& r : run.results) {
+    const ModelRun* fp32 = fp32_of(run);
+    for (std::size_t m = 0; m < run.results.size(); ++m) {
+      const auto& r = run.results[m];
       const std::string mode = std::string(search::to_string(r.mode)) + (r.reranked ? "+rerank" : "");
       if (options.json) {
-        std::cout << nlohmann::json{{"model", run.model},
+        nlohmann::json row{{"model", run.model},
                                     {"mode", mode},
                                     {"mrr@10", r.metrics.mrr_at_10},
                                     {"ndcg@10", r.metrics.ndcg_at_10},
@@ -126,6 +153,7 @@ int run_eval(const EvalOptions& options) {
                                     {"chunks", run.chunks},
                                     {"collection", run.collection},
                                     {"embedder", run.embedder_id},
+                                    {"precision", run.precision},
                                     {"encode_passages_per_s", run.encode_per_s},
                                     {"chunk_tokens", ingest.chunking.max_tokens},
                                     {"overlap_tokens", ingest.chunking.overlap_tokens},
@@ -133,13 +161,21 @@ int run_eval(const EvalOptions& options) {
                                     {"bm25_weight", options.bm25_weight},
                                     {"vector_weight", options.vector_weight},
                                     {"retrieve_p50_ms", r.retrieve_p50_ms},
-                                    {"retrieve_p99_ms", r.retrieve_p99_ms}}
-                         .dump()
-                  << "\n";
+                                    {"retrieve_p99_ms", r.retrieve_p99_ms}};
+        if (fp32) {
+          row["ndcg@10_loss_vs_fp32"] = 1 - r.metrics.ndcg_at_10 / fp32->results[m].metrics.ndcg_at_10;
+          row["encode_vs_fp32"] = run.encode_per_s / fp32->encode_per_s;
+        }
+        std::cout << row.dump() << "\n";
       } else {
-        std::printf("%-24s %-14s %7.3f %7.3f %7.3f %7.3f %9.1f %9.2f ms\n", run.model.c_str(), mode.c_str(),
+        std::printf("%-24s %-5s %-14s %7.3f %7.3f %7.3f %7.3f %9.1f %9.2f ms\n", run.model.c_str(), run.precision.c_str(), mode.c_str(),
                     r.metrics.ndcg_at_10, r.metrics.mrr_at_10, r.metrics.recall_at_10, r.metrics.recall_at_100,
                     run.encode_per_s, r.retrieve_p50_ms);
+        if (fp32) {
+          std::printf("%-24s %-5s %-14s nDCG@10 %+.2f%% against fp32, encode %.2fx\n", "", run.precision.c_str(), mode.c_str(),
+                      -100 * (1 - r.metrics.ndcg_at_10 / fp32->results[m].metrics.ndcg_at_10),
+                      run.encode_per_s / fp32->encode_per_s);
+        }
       }
     }
   }

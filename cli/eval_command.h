@@ -17,6 +17,9 @@ struct EvalOptions {
   std::filesystem::path dataset;
   std::string collection;  // empty: a name derived from the dataset, model and chunking
   std::vector<std::string> models;  // empty: the default embedder
+  // "fp32", "int8": each model at each (its static INT8 variant for int8, where it has one); empty:
+  // the precision the CPU runs by default (load_best_encoder).
+  std::vector<std::string> precisions;
   std::vector<std::string> modes{"bm25", "vector", "hybrid"};
   std::size_t chunk_tokens = 0;  // 0: the default
   std::size_t overlap_tokens = 0;

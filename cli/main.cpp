@@ -98,6 +98,9 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--models,--model", eval.models, "embedding models to compare (default: the default embedder)")
       ->delimiter(',');
   eval_cmd->add_option("--modes", eval.modes, "modes to evaluate")->delimiter(',')->capture_default_str();
+  eval_cmd->add_option("--precision", eval.precisions,
+                       "fp32 and/or int8, each model at each (default: what this CPU runs, KOTAE_PRECISION)")
+      ->delimiter(',');
   eval_cmd->add_option("--chunk-tokens", eval.chunk_tokens, "tokens per chunk")->check(CLI::Range(16, 8192));
   auto* eval_overlap = eval_cmd->add_option("--overlap", eval.overlap_tokens, "tokens shared by neighbouring chunks");
   eval_cmd->add_option("--candidates", eval.candidates, "chunks taken from each retriever (and ranked) per query")

@@ -25,6 +25,7 @@ class CudaSentenceEncoder final : public Encoder {
   // The same model as the ONNX encoder's, within FP16 precision (cosine 0.9999997): one id, so
   // collections are shared between CPU and GPU machines.
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
+  std::string precision() const override { return "fp16"; }
   const std::string& provider() const override { return provider_; }
   text::Encoding tokenize(std::string_view text) const override;
   const TextPrefixes& prefixes() const override { return prefixes_; }

@@ -48,6 +48,8 @@ class Encoder {
   virtual std::size_t dimension() const = 0;
   // Names the model and its precision, e.g. "all-minilm-l6-v2/fp32"; a collection records it.
   virtual std::string id() const = 0;
+  // What this run computes in ("fp32", "fp16", "int8"): one model may run at several precisions.
+  virtual std::string precision() const = 0;
   virtual const std::string& provider() const = 0;
 
   // Tokens as the model will see them: special tokens added, truncated to its maximum length.

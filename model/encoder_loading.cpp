@@ -4,8 +4,34 @@
 
 #include "model/cuda_cross_encoder.h"
 #include "model/cuda_sentence_encoder.h"
+#include "platform/cpu_features.h"
 
 namespace kotae {
+namespace {
+
+bool cpu_has_vnni() {
+  static const bool vnni = [] {
+    const CpuFeatures cpu = detect_cpu_features();
+    return cpu.avx512_vnni || cpu.avx_vnni || cpu.amx_int8;
+  }();
+  return vnni;
+}
+
+}  // namespace
+
+Result<EncoderOptions::Precision> cpu_precision(const std::filesystem::path& model_dir) {
+  using Precision = EncoderOptions::Precision;
+  const char* choice = std::getenv("KOTAE_PRECISION");
+  const std::string wanted = choice ? choice : "auto";
+  if (wanted != "auto" && wanted != "fp32" && wanted != "int8") {
+    return make_error(ErrorCode::invalid_argument, "KOTAE_PRECISION='" + wanted + "': auto, fp32 or int8");
+  }
+  if (wanted == "fp32") return Precision::fp32;
+  auto manifest = load_model_manifest(model_dir);
+  if (!manifest || !manifest->file_with_role("onnx-int8")) return Precision::fp32;  // loading says what is wrong
+  return wanted == "int8" || cpu_has_vnni() ? Precision::int8 : Precision::fp32;
+}
+
 namespace {
 
 // The CUDA engine if KOTAE_ENCODER allows and it loads, else the ONNX one; why_not_cuda as above.
@@ -36,8 +62,11 @@ Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_o
 
 Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir, const EncoderOptions& options,
                                                    std::string* why_not_cuda) {
+  EncoderOptions chosen = options;
+  // A caller that asked for FP16 (a GPU through ONNX Runtime) keeps it.
+  if (options.precision == EncoderOptions::Precision::fp32) chosen.precision = KOTAE_TRY_VALUE(cpu_precision(model_dir));
   return load_best<Encoder>([&] { return CudaSentenceEncoder::load(model_dir); },
-                            [&] { return SentenceEncoder::load(model_dir, options); }, why_not_cuda);
+                            [&] { return SentenceEncoder::load(model_dir, chosen); }, why_not_cuda);
 }
 
 Result<std::unique_ptr<PairScorer>> load_best_cross_encoder(const std::filesystem::path& model_dir,

@@ -3,6 +3,11 @@
 // and the model's safetensors weights are, else ONNX Runtime. KOTAE_ENCODER=onnx keeps to ONNX
 // Runtime; KOTAE_ENCODER=cuda makes a CUDA failure an error instead of a fallback. For embedding
 // models (SentenceEncoder / CudaSentenceEncoder) and cross-encoders (CrossEncoder / CudaCrossEncoder).
+//
+// On ONNX Runtime an embedding model with a static INT8 variant (manifest role "onnx-int8") runs it
+// where the CPU has VNNI, its 8-bit dot products (without them the u8s8 kernels may saturate):
+// nearly twice as fast, within 1.5% of FP32's retrieval quality (docs/quality.md). KOTAE_PRECISION=fp32
+// or int8 chooses instead of this "auto".
 
 #include <filesystem>
 #include <memory>
@@ -13,6 +18,10 @@
 #include "model/sentence_encoder.h"
 
 namespace kotae {
+
+// What load_best_encoder runs an embedding model in on ONNX Runtime (fp32 or int8), by KOTAE_PRECISION
+// and the CPU; an invalid KOTAE_PRECISION is an error.
+Result<EncoderOptions::Precision> cpu_precision(const std::filesystem::path& model_dir);
 
 // `why_not_cuda`, when given, receives the reason the CUDA engine was not used ("" when it was).
 Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir, const EncoderOptions& options = {},

@@ -27,7 +27,9 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::load(const std::filesy
   if (manifest->dimension <= 0 || manifest->max_length <= 2) {
     return make_error(ErrorCode::model, "model " + name + ": manifest lacks dimension or max_length");
   }
-  const std::string role = options.precision == EncoderOptions::Precision::fp16 ? "onnx-fp16" : "onnx";
+  const std::string role = options.precision == EncoderOptions::Precision::fp16   ? "onnx-fp16"
+                           : options.precision == EncoderOptions::Precision::int8 ? "onnx-int8"
+                                                                                  : "onnx";
   const ModelFile* onnx = manifest->file_with_role(role);
   const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
   if (!onnx || !tokenizer_file) {
@@ -51,6 +53,15 @@ Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::load(const std::filesy
     if (auto vectors = encoder->embed(std::span(&probe, 1), TextRole::passage); !vectors) return vectors.error();
   }
   return encoder;
+}
+
+std::string SentenceEncoder::precision() const {
+  switch (options_.precision) {
+    case EncoderOptions::Precision::fp16: return "fp16";
+    case EncoderOptions::Precision::int8: return "int8";
+    case EncoderOptions::Precision::fp32: break;
+  }
+  return manifest_.precision;  // an INT8 model's only file is its "onnx"
 }
 
 text::Encoding SentenceEncoder::tokenize(std::string_view text) const {

@@ -16,8 +16,9 @@ namespace kotae {
 struct EncoderOptions {
   OnnxSessionOptions session;
   // fp32 runs the manifest's "onnx" file; fp16 its "onnx-fp16" variant (for GPUs with tensor cores;
-  // see `kotae doctor`'s precision advice).
-  enum class Precision { fp32, fp16 } precision = Precision::fp32;
+  // see `kotae doctor`'s precision advice); int8 its "onnx-int8" one (static INT8, for CPUs with VNNI).
+  // All three are the same model, so they share its id and its collections.
+  enum class Precision { fp32, fp16, int8 } precision = Precision::fp32;
   bool warm_up = true;
   std::size_t max_batch_items = 64;       // rows per model run
   std::size_t max_batch_tokens = 16384;   // rows x padded length per model run
@@ -34,6 +35,7 @@ class SentenceEncoder final : public Encoder {
 
   std::size_t dimension() const override { return static_cast<std::size_t>(manifest_.dimension); }
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
+  std::string precision() const override;
   const std::string& provider() const override { return session_->provider(); }
   text::Encoding tokenize(std::string_view text) const override;
   const TextPrefixes& prefixes() const override { return prefixes_; }

@@ -16,7 +16,7 @@ void add_health_routes(Router& router, ServerContext& context) {
   router.add("GET", "/readyz", [&context](Call& call) {
     if (!context.ready.load()) return call.responder->send(json_response(503, {{"status", "loading"}}));
     nlohmann::json embedders = nlohmann::json::array(), backends = nlohmann::json::array();
-    for (const auto& e : context.models->embedders()) embedders.push_back({{"model", e.model}, {"id", e.id}, {"provider", e.provider}});
+    for (const auto& e : context.models->embedders()) embedders.push_back({{"model", e.model}, {"id", e.id}, {"provider", e.provider}, {"precision", e.precision}});
     nlohmann::json answers_with = nullptr;  // the back-end a question goes to first: a failed one is passed over
     for (const auto& b : context.models->backends().order) {
       const bool available = b.answerer != nullptr;

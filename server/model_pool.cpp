@@ -106,7 +106,7 @@ Result<std::shared_ptr<const Encoder>> ModelPool::bulk_encoder(const std::string
 std::vector<EmbedderStatus> ModelPool::embedders() const {
   std::lock_guard lock(mutex_);
   std::vector<EmbedderStatus> out;
-  for (const auto& [name, e] : embedders_) out.push_back({name, e.model->id(), e.model->provider(), e.batcher->queue_depth()});
+  for (const auto& [name, e] : embedders_) out.push_back({name, e.model->id(), e.model->provider(), e.model->precision(), e.batcher->queue_depth()});
   return out;
 }
 

@@ -33,6 +33,7 @@ struct EmbedderStatus {
   std::string model;
   std::string id;
   std::string provider;
+  std::string precision;  // what it computes in: fp32, fp16 or int8
   std::size_t queue_depth = 0;
 };
 

@@ -6,8 +6,9 @@ usage: quality_gate.py KOTAE_BINARY FLOOR.json WORK_DIR
 Builds the golden set (the Debian FAQ in BEIR layout, bench/make_debian_faq_beir.py, from the
 debian-faq and debian-reference-en packages scripts/setup installs), indexes it with the default
 embedder and chunking into a fresh data folder (the installed models linked in) and runs
-`kotae eval --json` with the default search settings. Fails when nDCG@10 or recall@10 of any mode is
-more than the floor's tolerance below its floor. A change to a model, chunking or fusion default
+`kotae eval --json` with the default search settings: in FP32, and as the CPU chooses by default
+(the static INT8 variant where it has VNNI). Fails when nDCG@10 or recall@10 of any mode is more than
+the floor's tolerance below its precision's floor. A change to a model, chunking or fusion default
 updates FLOOR.json in the same commit, with the reason in its "why".
 """
 import json
@@ -30,21 +31,27 @@ def main():
     dataset = os.path.join(work, "golden")
     subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_debian_faq_beir.py"), dataset], check=True,
                    stdout=subprocess.DEVNULL)
-    out = subprocess.run([binary, "eval", "--dataset", dataset, "--data", os.path.join(work, "data"), "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    rows = {row["mode"]: row for row in map(json.loads, out.splitlines())}
     failures = []
-    for mode, bounds in floor["modes"].items():
-        row = rows.get(mode)
-        if row is None:
-            failures.append(f"{mode}: not evaluated")
-            continue
-        for metric, lowest in bounds.items():
-            got = row[metric]
-            verdict = "ok" if got >= lowest - floor["tolerance"] else "BELOW THE FLOOR"
-            print(f"{mode:7} {metric:10} {got:.4f} (floor {lowest:.4f}) {verdict}")
-            if verdict != "ok":
-                failures.append(f"{mode} {metric} {got:.4f} < floor {lowest:.4f} - {floor['tolerance']}")
+    evaluated = set()
+    for choice in ("fp32", "auto"):
+        out = subprocess.run([binary, "eval", "--dataset", dataset, "--data", os.path.join(work, "data"), "--json"],
+                             check=True, capture_output=True, text=True, env={**os.environ, "KOTAE_PRECISION": choice}).stdout
+        rows = {row["mode"]: row for row in map(json.loads, out.splitlines())}
+        precision = next(iter(rows.values()))["precision"]
+        if precision in evaluated:
+            continue  # this CPU runs FP32 by default
+        evaluated.add(precision)
+        for mode, bounds in floor["precisions"][precision].items():
+            row = rows.get(mode)
+            if row is None:
+                failures.append(f"{precision} {mode}: not evaluated")
+                continue
+            for metric, lowest in bounds.items():
+                got = row[metric]
+                verdict = "ok" if got >= lowest - floor["tolerance"] else "BELOW THE FLOOR"
+                print(f"{precision} {mode:7} {metric:10} {got:.4f} (floor {lowest:.4f}) {verdict}")
+                if verdict != "ok":
+                    failures.append(f"{precision} {mode} {metric} {got:.4f} < floor {lowest:.4f} - {floor['tolerance']}")
     if failures:
         sys.exit("quality gate failed: " + "; ".join(failures) +
                  " (a deliberate change updates tests/quality/floor.json with the reason)")

@@ -147,7 +147,23 @@ TEST_F(CliCommandsTest, EvalPrintsOneJsonObjectPerMode) {
   for (const auto& row : rows) EXPECT_GT(row["encode_passages_per_s"].get<double>(), 0.0);
   auto table = kotae("eval --dataset " + (root_ / "beir").string() + " --models all-minilm-l6-v2,all-minilm-l6-v2-int8");
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_NE(table.out.find("all-minilm-l6-v2-int8    hybrid"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("all-minilm-l6-v2-int8    int8  hybrid"), std::string::npos) << table.out;
+
+  // The default model at two precisions: rows of each, the INT8 ones with what they cost and gain.
+  auto precisions = kotae("eval --dataset " + (root_ / "beir").string() + " --precision fp32,int8 --json");
+  ASSERT_EQ(precisions.exit_code, 0) << precisions.err;
+  const auto by_precision = json_lines(precisions.out);
+  ASSERT_EQ(by_precision.size(), 6u);
+  EXPECT_EQ(by_precision[0]["precision"], "fp32");
+  EXPECT_EQ(by_precision[3]["precision"], "int8");
+  EXPECT_EQ(by_precision[3]["embedder"], "all-minilm-l6-v2/fp32") << "one model at another precision";
+  EXPECT_NE(by_precision[0]["collection"], by_precision[3]["collection"]);
+  EXPECT_FALSE(by_precision[0].contains("ndcg@10_loss_vs_fp32"));
+  ASSERT_TRUE(by_precision[5].contains("ndcg@10_loss_vs_fp32"));
+  EXPECT_GT(by_precision[5]["encode_vs_fp32"].get<double>(), 0.0);
+  auto unknown = kotae("eval --dataset " + (root_ / "beir").string() + " --precision fp8");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown precision 'fp8'"), std::string::npos) << unknown.err;
 
   write("bad/corpus.jsonl", "not json\n");
   write("bad/queries.jsonl", "");
