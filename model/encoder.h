@@ -46,7 +46,8 @@ class Encoder {
   virtual ~Encoder() = default;
 
   virtual std::size_t dimension() const = 0;
-  // Names the model and its precision, e.g. "all-minilm-l6-v2/fp32"; a collection records it.
+  // Names the model and the precision it was published in, e.g. "all-minilm-l6-v2/fp32"; a collection
+  // records it. Running the model at another precision (precision()) keeps the id.
   virtual std::string id() const = 0;
   // What this run computes in ("fp32", "fp16", "int8"): one model may run at several precisions.
   virtual std::string precision() const = 0;

@@ -211,6 +211,9 @@ test("settings are kept per browser", async () => {
   await page.getByLabel("Mode").selectOption("bm25");
   await page.getByLabel("Sources (k)").fill("3");
   await page.getByRole("button", { name: "Save", exact: true }).click();
+  // The dialog's close event, which saves, is a task of its own after the click: wait for it, or a
+  // reload on a busy machine can come first.
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem("kotae.settings") ?? "{}").mode === "bm25");
   await page.reload();
   await page.getByText(/^Ready · /).waitFor();
   await page.getByRole("button", { name: "Settings" }).click();
