@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "search/hybrid_retriever.h"
 #include "store/catalog.h"
 
 namespace kotae::cli {
@@ -24,9 +25,9 @@ struct EvalOptions {
   std::size_t chunk_tokens = 0;  // 0: the default
   std::size_t overlap_tokens = 0;
   bool overlap_given = false;
-  double rrf_k = 60;
-  std::string fusion = "linear";  // rrf or linear (search::SearchOptions' defaults)
-  double bm25_weight = 0.2, vector_weight = 1.0;
+  double rrf_k = search::SearchOptions{}.rrf_k;
+  std::string fusion = "linear";  // rrf or linear (search::SearchOptions' default)
+  double bm25_weight = search::SearchOptions{}.bm25_weight, vector_weight = search::SearchOptions{}.vector_weight;
   std::size_t candidates = 300;
   std::string rerank_model;
   bool json = false;

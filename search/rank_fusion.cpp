@@ -51,15 +51,16 @@ std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<s
 }
 
 std::vector<FusedCandidate> linear_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
-                                          std::span<const double> weights) {
-  std::vector<std::pair<double, double>> range;  // each list's lowest and highest score
+                                          std::span<const double> weights, std::size_t range_depth) {
+  std::vector<std::pair<double, double>> range;  // each list's lowest and highest score in its best range_depth
   for (const auto& l : lists) {
-    auto [low, high] = std::minmax_element(l.begin(), l.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+    const auto end = l.begin() + static_cast<std::ptrdiff_t>(std::min(l.size(), std::max<std::size_t>(range_depth, 1)));
+    auto [low, high] = std::minmax_element(l.begin(), end, [](const auto& a, const auto& b) { return a.score < b.score; });
     range.emplace_back(l.empty() ? 0.0 : low->score, l.empty() ? 0.0 : high->score);
   }
   return fuse(lists, [&](std::size_t list, std::size_t i) {
     const auto [low, high] = range[list];
-    const double normalised = high > low ? (lists[list][i].score - low) / (high - low) : 1.0;
+    const double normalised = high > low ? std::clamp((lists[list][i].score - low) / (high - low), 0.0, 1.0) : 1.0;
     return weight_of(weights, list) * normalised;
   });
 }

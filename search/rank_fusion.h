@@ -3,8 +3,10 @@
 //   Reciprocal rank fusion (Cormack et al., 2009): a candidate's fused score is the sum over the lists
 //   it appears in of weight / (k + rank), rank counted from 1. It needs no score calibration between
 //   BM25 and cosine similarity, which live on unrelated scales.
-//   Linear: each list's scores min-max normalised to [0, 1] over the list, then summed with weights;
-//   a candidate absent from a list gets 0 from it. Keeps how far ahead a candidate is, which ranks lose.
+//   Linear: each list's scores min-max normalised to [0, 1] over the list's best `range_depth` entries
+//   (deeper ones below that floor count 0), then summed with weights; a candidate absent from a list
+//   gets 0 from it. Keeps how far ahead a candidate is, which ranks lose. The fixed range depth makes
+//   the fused top the same however deep the caller asks (eval asks 300 deep, a search 50).
 
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +31,6 @@ struct FusedCandidate {
 std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
                                                    double k = 60.0, std::span<const double> weights = {});
 std::vector<FusedCandidate> linear_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
-                                          std::span<const double> weights = {});
+                                          std::span<const double> weights = {}, std::size_t range_depth = 50);
 
 }  // namespace kotae::search

@@ -90,5 +90,20 @@ TEST(LinearFusion, AnAbsentCandidateGetsNothingFromThatListAndEqualScoresCountWh
   EXPECT_EQ(fused[2].chunk_id, 6);
 }
 
+TEST(LinearFusion, TheRangeComesFromEachListsBestEntriesSoDepthDoesNotMoveTheTop) {
+  const std::vector<std::vector<store::ScoredChunk>> shallow{scored({{1, 10.0f}, {2, 6.0f}}), scored({{2, 0.9f}, {1, 0.5f}})};
+  const std::vector<std::vector<store::ScoredChunk>> deep{scored({{1, 10.0f}, {2, 6.0f}, {3, 1.0f}}),
+                                                          scored({{2, 0.9f}, {1, 0.5f}, {3, 0.1f}})};
+  const auto top = linear_fusion(shallow, {}, 2);
+  const auto all = linear_fusion(deep, {}, 2);
+  ASSERT_EQ(all.size(), 3u);
+  for (std::size_t i = 0; i < top.size(); ++i) {
+    EXPECT_EQ(all[i].chunk_id, top[i].chunk_id);
+    EXPECT_NEAR(all[i].score, top[i].score, 1e-9);
+  }
+  EXPECT_EQ(all[2].chunk_id, 3);  // below both floors: nothing from either list, not a negative score
+  EXPECT_NEAR(all[2].score, 0.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace kotae::search
