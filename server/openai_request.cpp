@@ -52,7 +52,9 @@ EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiL
   const auto input = body.find("input");
   if (input == body.end() || input->is_null()) throw bad_request("'input' is required");
   if ((input->is_array() && !input->empty() && !(*input)[0].is_string()) || input->is_number_integer()) {
-    throw bad_request("'input' must be text (a string or a list of strings); token ids are not supported");
+    throw bad_request(
+        "'input' must be text (a string or a list of strings); token ids are not supported (LangChain's "
+        "OpenAIEmbeddings sends them unless created with check_embedding_ctx_length=False)");
   }
   EmbeddingsRequest request;
   request.texts = strings_field(body, "input", limits.max_embedding_inputs);
