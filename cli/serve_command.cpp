@@ -71,6 +71,9 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   flag("--cache-ttl", o.cache_ttl_s, "KOTAE_CACHE_TTL", "seconds a cached answer is served");
   flag("--embedder", o.models.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (empty: all-minilm-l6-v2)");
   flag("--rerank", o.models.reranker, "KOTAE_RERANK", "cross-encoder model to rerank with");
+  flag("--alias", o.models.aliases, "KOTAE_ALIAS",
+       "NAME=MODEL: another model name the OpenAI- and TEI-style endpoints accept (repeatable), e.g. "
+       "gpt-4o-mini=smollm2-135m-instruct");
   flag("--backend", b.order, "KOTAE_BACKEND",
        "answer back-ends in order: llama, openai, workers (answer workers through --queue), extractive");
   flag("--model", b.model, "KOTAE_MODEL", "installed GGUF model for the llama back-end (kotae model add)");

@@ -8,6 +8,7 @@
 #include "model/cross_encoder.h"
 #include "model/embedding_reranker.h"
 #include "model/encoder_loading.h"
+#include "model/installed_models.h"
 #include "model/sentence_encoder.h"
 #include "server/json_log.h"
 
@@ -32,6 +33,7 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
       log_event("cuda_encoder_unavailable", {{"model", options.reranker}, {"reason", why_not_cuda}, {"using", (*cross)->provider()}});
     }
     const std::string provider = (*cross)->provider();
+    pool->reranker_model_ = options.reranker;
     pool->cross_encoder_ = std::make_unique<batch::BatchedReranker>(std::shared_ptr<const PairScorer>(std::move(*cross)), options.batch);
     if (options.on_model_loaded) pool->cross_encoder_->set_observer(options.on_model_loaded(options.reranker, provider));
     const std::string warm[] = {"warm-up passage"};
@@ -40,7 +42,63 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   auto backends = rag::set_up_backends(options.backends);
   if (!backends) return backends.error();
   pool->backends_ = std::move(*backends);
+  if (!options.backends.model.empty()) pool->generator_models_[options.backends.model] = "llama.cpp";
+  if (!options.backends.openai_model.empty()) pool->generator_models_[options.backends.openai_model] = "openai";
+  KOTAE_TRY(pool->set_aliases(options.aliases));
   return pool;
+}
+
+Result<void> ModelPool::set_aliases(const std::vector<std::string>& entries) {
+  for (const auto& entry : entries) {
+    const auto equals = entry.find('=');
+    const std::string name = entry.substr(0, equals), model = equals == std::string::npos ? "" : entry.substr(equals + 1);
+    auto bad = [&](const std::string& why) { return make_error(ErrorCode::invalid_argument, "--alias " + entry + ": " + why); };
+    if (name.empty() || model.empty()) return bad("give NAME=MODEL");
+    if (name.size() > 128 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != std::string::npos) {
+      return bad("a name is at most 128 letters, digits, '.', '_', ':' and '-'");
+    }
+    if (aliases_.contains(name)) return bad("'" + name + "' is already an alias");
+    std::error_code ec;
+    const bool installed = std::filesystem::exists(models_dir(data_dir_) / model / "manifest.json", ec);
+    if (!installed && !generator(model)) {
+      std::string known;
+      for (const auto& m : installed_models(models_dir(data_dir_))) known += (known.empty() ? "" : ", ") + m.name;
+      for (const auto& b : backends_.order) {
+        if (b.answerer && b.answerer->generator()) known += (known.empty() ? "" : ", ") + b.answerer->generator()->id();
+      }
+      return bad("no model '" + model + "' here (installed models and generators: " + known + ")");
+    }
+    aliases_.emplace(name, model);
+  }
+  return {};
+}
+
+std::vector<InstalledModel> ModelPool::installed() const { return installed_models(models_dir(data_dir_)); }
+
+const std::string& ModelPool::resolve(const std::string& name) const {
+  const auto it = aliases_.find(name);
+  return it == aliases_.end() ? name : it->second;
+}
+
+Generator* ModelPool::generator(const std::string& name) const {
+  const std::string& wanted = resolve(name);
+  for (const auto& b : backends_.order) {
+    Generator* g = b.answerer ? b.answerer->generator() : nullptr;
+    if (!g) continue;
+    const auto started_as = generator_models_.find(wanted);
+    if (g->id() == wanted || b.name == wanted || (started_as != generator_models_.end() && started_as->second == b.name)) return g;
+  }
+  return nullptr;
+}
+
+std::string ModelPool::generator_model(const Generator& generator) const {
+  for (const auto& b : backends_.order) {
+    if (!b.answerer || b.answerer->generator() != &generator) continue;
+    for (const auto& [model, backend] : generator_models_) {
+      if (backend == b.name) return model;
+    }
+  }
+  return generator.id();
 }
 
 const ModelPool::Loaded* ModelPool::find(const std::string& model) const {

@@ -13,6 +13,7 @@
 #include "batch/batched_encoder.h"
 #include "batch/batched_reranker.h"
 #include "core/result.h"
+#include "model/installed_models.h"
 #include "model/reranker.h"
 #include "rag/answer_backends.h"
 
@@ -23,6 +24,9 @@ struct ModelPoolOptions {
   std::string embedder;  // loaded and warmed up at start; empty: the default embedding model
   std::string reranker;  // a cross-encoder in DATA/models; empty: none (POST /v1/rerank uses cosine)
   rag::BackendSettings backends;
+  // "NAME=MODEL" (--alias): another name the OpenAI- and TEI-style endpoints accept for an installed
+  // model or a back-end's generator, so a client with a hard-coded model name needs no change.
+  std::vector<std::string> aliases;
   batch::BatchPolicy batch;
   // Told of each model with a batcher (embedders, the reranker) as it loads; the batcher reports to the
   // observer returned.
@@ -48,10 +52,21 @@ class ModelPool {
   const std::string& default_embedder() const { return default_embedder_; }
   // The cross-encoder (behind its batcher), or null when none is configured.
   const Reranker* cross_encoder() const { return cross_encoder_.get(); }
+  const std::string& reranker_model() const { return reranker_model_; }  // its name in DATA/models
+  // What DATA/models holds now (read from the manifests on each call).
+  std::vector<InstalledModel> installed() const;
   // What POST /v1/rerank scores with: the cross-encoder, else cosine over the default embedder.
   const Reranker& reranker() const { return cross_encoder_ ? *cross_encoder_ : *embedding_reranker_; }
   const rag::AnswerBackends& backends() const { return backends_; }
   std::vector<EmbedderStatus> embedders() const;
+  // The model an alias stands for; any other name as it is.
+  const std::string& resolve(const std::string& name) const;
+  const std::map<std::string, std::string>& aliases() const { return aliases_; }
+  // The generator a request names: its id ("llama.cpp:…"), the model it was started with (--model,
+  // --openai-model), its back-end's name, or an alias of one of these; null when none does.
+  Generator* generator(const std::string& name) const;
+  // The name a generator was started with (--model, --openai-model), or its id.
+  std::string generator_model(const Generator& generator) const;
   std::size_t reranker_queue_depth() const { return cross_encoder_ ? cross_encoder_->queue_depth() : 0; }
 
  private:
@@ -65,6 +80,7 @@ class ModelPool {
   };
   const Loaded* find(const std::string& model) const;  // null: not loaded yet
   Result<const Loaded*> load_embedder(const std::string& model);
+  Result<void> set_aliases(const std::vector<std::string>& entries);
 
   std::filesystem::path data_dir_;
   batch::BatchPolicy policy_;
@@ -74,8 +90,11 @@ class ModelPool {
   std::mutex load_mutex_;     // held while a model loads
   std::map<std::string, Loaded> embedders_;
   std::unique_ptr<batch::BatchedReranker> cross_encoder_;
+  std::string reranker_model_;
   std::unique_ptr<Reranker> embedding_reranker_;
   rag::AnswerBackends backends_;
+  std::map<std::string, std::string> aliases_;
+  std::map<std::string, std::string> generator_models_;  // model name given (--model, --openai-model) -> back-end
 };
 
 }  // namespace kotae::server

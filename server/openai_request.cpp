@@ -45,6 +45,29 @@ std::vector<ChatMessage> read_messages(const nlohmann::json& body, const ApiLimi
   return messages;
 }
 
+// Fields that would change what the answer means. Ignoring them would hand a client something other
+// than what it asked for (a reply where it expects a tool call, prose where it expects JSON).
+void refuse_unsupported(const nlohmann::json& body) {
+  auto present = [&](const char* name) {
+    const auto it = body.find(name);
+    return it != body.end() && !it->is_null() && !(it->is_array() && it->empty());
+  };
+  for (const char* name : {"tools", "functions"}) {
+    if (present(name)) throw bad_request(std::string("'") + name + "' is not supported: Kotae's generators do not call tools");
+  }
+  for (const char* name : {"tool_choice", "function_call"}) {
+    if (present(name) && body[name] != "none") throw bad_request(std::string("'") + name + "' is not supported: Kotae's generators do not call tools");
+  }
+  if (present("response_format")) {
+    const auto& format = body["response_format"];
+    if (!format.is_object() || format.value("type", "") != "text") {
+      throw bad_request("'response_format' other than {\"type\": \"text\"} is not supported: answers are plain text");
+    }
+  }
+  if (number_field(body, "n", 1, 1, 1e9) != 1) throw bad_request("'n' must be 1: one choice per request");
+  if (bool_field(body, "logprobs", false)) throw bad_request("'logprobs' is not supported");
+}
+
 }  // namespace
 
 EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiLimits& limits,
@@ -80,8 +103,15 @@ EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiL
 
 ChatRequest read_chat_request(const nlohmann::json& body, const ApiLimits& limits) {
   ChatRequest request;
+  refuse_unsupported(body);
   request.messages = read_messages(body, limits);
   request.stream = bool_field(body, "stream", false);
+  if (body.contains("stream_options") && !body["stream_options"].is_null()) {
+    const auto& stream_options = body["stream_options"];
+    if (!request.stream) throw bad_request("'stream_options' is only allowed with \"stream\": true");
+    if (!stream_options.is_object()) throw bad_request("'stream_options' must be an object");
+    request.include_usage = bool_field(stream_options, "include_usage", false);
+  }
   request.model = string_field(body, "model", "kotae");
   request.options = body;
   if (body.contains("max_completion_tokens") && (!body.contains("max_tokens") || body["max_tokens"].is_null())) {

@@ -1,8 +1,9 @@
 // The OpenAI-compatible API, so existing clients (the openai packages, LangChain, LlamaIndex) work:
 //   POST /v1/embeddings         {input: string | [string], model?, encoding_format?: float | base64}
-//   GET  /v1/models
-//   POST /v1/chat/completions   plain chat with the configured generator, or, when the request names
-//                               a "collection", a grounded answer with its citations (in "kotae")
+//   GET  /v1/models             installed embedders, the reranker, the generators, and their aliases
+//   POST /v1/chat/completions   plain chat with the generator "model" names (or the first one), or, when
+//                               the request names a "collection", a grounded answer with its citations
+//                               (in "kotae")
 
 #include <openssl/evp.h>
 
@@ -37,10 +38,16 @@ std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohma
 // OpenAI's finish reasons: "stop" or "length".
 std::string finish_reason(const std::string& ours) { return ours == "length" ? "length" : "stop"; }
 
+nlohmann::json usage(const GenerationStats& stats) {
+  return {{"prompt_tokens", stats.prompt_tokens}, {"completion_tokens", stats.generated_tokens},
+          {"total_tokens", stats.prompt_tokens + stats.generated_tokens}};
+}
+
 struct Completion {
   std::string id = random_id("chatcmpl-");
   long long created = unix_now();
   std::string model;
+  bool include_usage = false;
 
   nlohmann::json chunk(nlohmann::json delta, const nlohmann::json& finish = nullptr) const {
     return {{"id", id},     {"object", "chat.completion.chunk"}, {"created", created}, {"model", model},
@@ -54,8 +61,17 @@ struct Completion {
             {"choices", nlohmann::json::array({{{"index", 0},
                                                 {"message", {{"role", "assistant"}, {"content", text}}},
                                                 {"finish_reason", finish_reason(finish)}}})},
-            {"usage", {{"prompt_tokens", stats.prompt_tokens}, {"completion_tokens", stats.generated_tokens},
-                       {"total_tokens", stats.prompt_tokens + stats.generated_tokens}}}};
+            {"usage", usage(stats)}};
+  }
+  // The stream's end: with stream_options.include_usage, a chunk with no choices and the token counts
+  // (as OpenAI sends it), then [DONE].
+  void finish_stream(Responder& out, const GenerationStats* stats) const {
+    if (include_usage && stats) {
+      out.event("", dump({{"id", id}, {"object", "chat.completion.chunk"}, {"created", created}, {"model", model},
+                          {"choices", nlohmann::json::array()}, {"usage", usage(*stats)}}));
+    }
+    out.event("", "[DONE]");
+    out.end_events();
   }
 };
 
@@ -67,7 +83,10 @@ nlohmann::json error_chunk(const Error& error) {
 // The handler returns once the generation is under way; the callbacks (on the model's thread) answer.
 void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, std::vector<ChatMessage> messages,
                 bool stream, Completion completion) {
-  Generator* generator = context.models->backends().first_generator();
+  // Clients send a model name they were written for ("gpt-4o-mini"): one Kotae does not know gets the
+  // first generator, as a single-model server does; --alias gives such a name to another generator.
+  Generator* generator = context.models->generator(completion.model);
+  if (!generator) generator = context.models->backends().first_generator();
   if (!generator) {
     throw ApiError{400, "no_generator",
                    "this server has no generator for plain chat (start it with --model or --openai-url); name a "
@@ -90,8 +109,7 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
       [out, completion](Result<Generation> generated) {
         out->event("", dump(generated ? completion.chunk(nlohmann::json::object(), finish_reason(generated->stats.finish_reason))
                                       : error_chunk(generated.error())));
-        out->event("", "[DONE]");
-        out->end_events();
+        completion.finish_stream(*out, generated ? &generated->stats : nullptr);
       });
 }
 
@@ -151,8 +169,7 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
                          last["kotae"] = kotae_part(*answer);
                          out->event("", dump(last));
                        }
-                       out->event("", "[DONE]");
-                       out->end_events();
+                       completion.finish_stream(*out, answer ? &answer->generation : nullptr);
                      },
                      post);
 }
@@ -165,7 +182,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
                                                  context.models->default_embedder());
     const auto& texts = request.texts;
     const auto& model = request.model;
-    auto encoder = context.models->encoder(model);
+    auto encoder = context.models->encoder(context.models->resolve(model));
     if (!encoder) {
       if (encoder.error().code == ErrorCode::not_found) throw ApiError{404, "model_not_found", "no embedding model '" + model + "' on this server"};
       throw from_error(encoder.error());
@@ -198,15 +215,31 @@ void add_openai_routes(Router& router, ServerContext& context) {
   });
 
   router.add("GET", "/v1/models", [&context](Call& call) {
+    const auto& models = *context.models;
     nlohmann::json data = nlohmann::json::array();
-    auto add = [&](const std::string& id, const std::string& kind) {
-      data.push_back({{"id", call.admin ? id : redact_locations(id)}, {"object", "model"}, {"created", 0},
-                      {"owned_by", "kotae"}, {"kind", kind}});
+    auto add = [&](const std::string& id, const std::string& kind, const std::string& name) {
+      nlohmann::json entry{{"id", call.admin ? id : redact_locations(id)}, {"object", "model"}, {"created", 0},
+                           {"owned_by", "kotae"}, {"kind", kind}};
+      nlohmann::json aliases = nlohmann::json::array();
+      for (const auto& [alias, target] : models.aliases()) {
+        if (target == name || target == id) aliases.push_back(alias);
+      }
+      if (!aliases.empty()) entry["aliases"] = aliases;
+      data.push_back(std::move(entry));
+      for (const auto& alias : aliases) {
+        data.push_back({{"id", alias}, {"object", "model"}, {"created", 0}, {"owned_by", "kotae"}, {"kind", kind},
+                        {"alias_of", data.back()["id"]}});
+      }
     };
-    for (const auto& e : context.models->embedders()) add(e.model, "embedding");
-    if (const auto* cross = context.models->cross_encoder()) add(cross->id(), "rerank");
-    for (const auto& b : context.models->backends().order) {
-      if (b.answerer && b.answerer->generator()) add(b.answerer->generator()->id(), "chat");
+    // Every installed embedder: /v1/embeddings loads one on first use.
+    for (const auto& m : models.installed()) {
+      if (m.manifest.kind == "embedding") add(m.name, "embedding", m.name);
+    }
+    if (const auto* cross = models.cross_encoder()) add(cross->id(), "rerank", models.reranker_model());
+    for (const auto& b : models.backends().order) {
+      const Generator* g = b.answerer ? b.answerer->generator() : nullptr;
+      if (!g) continue;
+      add(g->id(), "chat", models.generator_model(*g));
     }
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });
@@ -215,6 +248,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
     const auto request = read_chat_request(parse_json_object(call.request), context.limits);
     Completion completion;
     completion.model = request.model;
+    completion.include_usage = request.include_usage;
     if (request.grounded) return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
     plain_chat(call, context, request.options, request.messages, request.stream, std::move(completion));
   });

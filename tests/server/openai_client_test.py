@@ -1,6 +1,6 @@
 """The official `openai` Python package against a real `kotae serve`: embeddings (its default base64
-encoding and floats), chat completions grounded on a collection (streamed and not), the model list,
-and errors raised as the package's own exception types.
+encoding and floats), chat completions grounded on a collection (streamed and not, with the usage
+chunk), the model list with an alias, and errors raised as the package's own exception types.
 
 Usage: openai_client_test.py KOTAE_BINARY DATA_DIR
 """
@@ -17,7 +17,8 @@ KOTAE, DATA = sys.argv[1], sys.argv[2]
 
 
 def start_server():
-    process = subprocess.Popen([KOTAE, "serve", "--data", DATA, "--port", "0"], stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen([KOTAE, "serve", "--data", DATA, "--port", "0", "--alias", "text-embedding-3-small=all-minilm-l6-v2"],
+                               stderr=subprocess.PIPE, text=True)
     port, deadline = None, time.time() + 120
     while time.time() < deadline:
         line = process.stderr.readline()
@@ -68,9 +69,26 @@ class OpenAIClientTest(unittest.TestCase):
             self.client.chat.completions.create(model="kotae", messages=[])
         self.assertIn("messages", str(raised.exception))
 
-    def test_models_are_listed(self):
-        ids = [m.id for m in self.client.models.list()]
-        self.assertIn("all-minilm-l6-v2", ids)
+    def test_models_are_listed_with_their_aliases(self):
+        models = {m.id: m for m in self.client.models.list()}
+        self.assertIn("all-minilm-l6-v2", models)
+        self.assertEqual(models["all-minilm-l6-v2"].model_extra["aliases"], ["text-embedding-3-small"])
+        self.assertEqual(models["text-embedding-3-small"].model_extra["alias_of"], "all-minilm-l6-v2")
+
+    def test_an_alias_embeds_with_the_model_it_names(self):
+        text = "How do I install a package?"
+        by_alias = self.client.embeddings.create(model="text-embedding-3-small", input=text, encoding_format="float")
+        by_name = self.client.embeddings.create(model="all-minilm-l6-v2", input=text, encoding_format="float")
+        self.assertEqual(by_alias.model, "text-embedding-3-small")
+        self.assertEqual(by_alias.data[0].embedding, by_name.data[0].embedding)
+
+    def test_fields_that_change_the_answer_are_refused_not_ignored(self):
+        messages = [{"role": "user", "content": "What is a virtual package?"}]
+        tool = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}
+        for extra in ({"tools": [tool]}, {"n": 2}, {"response_format": {"type": "json_object"}}):
+            with self.assertRaises(openai.BadRequestError, msg=str(extra)) as raised:
+                self.client.chat.completions.create(model="kotae", messages=messages, extra_body={"collection": "faq"}, **extra)
+            self.assertIn(next(iter(extra)), str(raised.exception))
 
     def test_grounded_chat_completions_streamed_and_not(self):
         messages = [{"role": "user", "content": "What is a virtual package?"}]
@@ -83,14 +101,23 @@ class OpenAIClientTest(unittest.TestCase):
         self.assertEqual(extra["backend"], "extractive")
         self.assertTrue(any("pkg-basics" in c["document"] for c in extra["citations"]))
 
+        self.assertIsNotNone(whole.usage)
+
         stream = self.client.chat.completions.create(model="kotae", messages=messages, stream=True,
-                                                     extra_body={"collection": "faq"})
-        pieces, finish = [], None
+                                                     stream_options={"include_usage": True}, extra_body={"collection": "faq"})
+        pieces, finish, usage = [], None, []
         for chunk in stream:
+            if chunk.usage is not None:  # the last chunk before [DONE], with no choices
+                self.assertEqual(chunk.choices, [])
+                usage.append(chunk.usage)
+                continue
+            self.assertEqual(usage, [], "the usage chunk comes last")
             pieces.append(chunk.choices[0].delta.content or "")
             finish = chunk.choices[0].finish_reason or finish
         self.assertEqual("".join(pieces), content)
         self.assertEqual(finish, "stop")
+        self.assertEqual(len(usage), 1)
+        self.assertEqual(usage[0].total_tokens, usage[0].prompt_tokens + usage[0].completion_tokens)
 
 
 if __name__ == "__main__":
