@@ -171,6 +171,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   add_ask_routes(s.router, s.context);
   add_openai_routes(s.router, s.context);
   add_rerank_routes(s.router, s.context);
+  add_tei_routes(s.router, s.context);
   add_job_routes(s.router, s.context);
   add_web_routes(s.router);
   s.options.models.on_model_loaded = [&s](const std::string& model, const std::string& provider) {

@@ -50,6 +50,7 @@ class ModelPool {
   // The same model and batcher at bulk priority (ingestion): interactive requests go first in a batch.
   Result<std::shared_ptr<const Encoder>> bulk_encoder(const std::string& model);
   const std::string& default_embedder() const { return default_embedder_; }
+  const batch::BatchPolicy& batch_policy() const { return policy_; }
   // The cross-encoder (behind its batcher), or null when none is configured.
   const Reranker* cross_encoder() const { return cross_encoder_.get(); }
   const std::string& reranker_model() const { return reranker_model_; }  // its name in DATA/models

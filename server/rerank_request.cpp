@@ -29,14 +29,23 @@ std::vector<std::string> passages(const nlohmann::json& list, const char* name, 
 
 }  // namespace
 
+bool is_tei_rerank(const nlohmann::json& body) { return body.contains("texts") && !body["texts"].is_null(); }
+
 RerankRequest read_rerank_request(const nlohmann::json& body, const ApiLimits& limits) {
   RerankRequest request;
   request.query = query_text(body, "query", limits);
-  request.tei = body.contains("texts") && !body["texts"].is_null();
+  request.tei = is_tei_rerank(body);
   request.texts = passages(request.tei ? body["texts"] : body.value("documents", nlohmann::json()),
                            request.tei ? "texts" : "documents", limits);
   request.top_n = static_cast<std::size_t>(integer_field(body, "top_n", static_cast<long long>(request.texts.size()), 1, 1000000));
   request.return_text = bool_field(body, request.tei ? "return_text" : "return_documents", false);
+  if (request.tei) {
+    request.raw_scores = bool_field(body, "raw_scores", false);
+    bool_field(body, "truncate", false);  // checked; the cross-encoder keeps each pair's beginning either way
+    if (const auto direction = string_field(body, "truncation_direction", "right"); direction != "right" && direction != "Right") {
+      throw bad_request("'truncation_direction' must be right: Kotae keeps a text's beginning");
+    }
+  }
   return request;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
-// The body of POST /v1/rerank and POST /rerank, in either schema: llama.cpp's (also Jina's and
-// Cohere's) {query, documents, top_n?, return_documents?} or Hugging Face TEI's {query, texts,
-// return_text?}. Throws an ApiError (400) naming the field.
+// The body of POST /v1/rerank, POST /rerank and POST /v2/rerank, in either schema: llama.cpp's (also
+// Jina's and Cohere's) {query, documents, top_n?, return_documents?} or Hugging Face TEI's {query,
+// texts, return_text?, raw_scores?, truncate?}. Throws an ApiError (400) naming the field.
 
 #include <cstddef>
 #include <string>
@@ -19,7 +19,10 @@ struct RerankRequest {
   std::size_t top_n = 0;           // results returned, at least 1
   bool tei = false;                // the body used TEI's schema: answer in it
   bool return_text = false;        // return_text (TEI) or return_documents
+  bool raw_scores = false;         // TEI: the cross-encoder's logits, not their sigmoid
 };
+// Whether a body is TEI's (it names "texts"), before it is read: TEI's answers and errors differ.
+bool is_tei_rerank(const nlohmann::json& body);
 RerankRequest read_rerank_request(const nlohmann::json& body, const ApiLimits& limits);
 
 }  // namespace kotae::server

@@ -52,6 +52,7 @@ void add_search_routes(Router& router, ServerContext& context);
 void add_ask_routes(Router& router, ServerContext& context);
 void add_openai_routes(Router& router, ServerContext& context);
 void add_rerank_routes(Router& router, ServerContext& context);
+void add_tei_routes(Router& router, ServerContext& context);
 void add_job_routes(Router& router, ServerContext& context);
 void add_web_routes(Router& router);
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string_view>
 #include <utility>
+#include <string>
 #include <vector>
 
 namespace kotae::text {
@@ -32,6 +33,8 @@ class Tokenizer {
   // Token ids of the text alone: no special tokens, no truncation (used to count tokens).
   virtual Encoding tokenize(std::string_view text) const = 0;
   virtual std::size_t vocab_size() const = 0;
+  // The vocabulary entry of a token id ("[CLS]", "##ing"); empty for an id outside it.
+  virtual const std::string& token_text(std::int32_t id) const = 0;
 };
 
 }  // namespace kotae::text

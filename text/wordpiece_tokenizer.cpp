@@ -43,9 +43,18 @@ Encoding assemble_pair(const Encoding& first, std::size_t n1, const Encoding& se
 WordPieceTokenizer::WordPieceTokenizer(std::unordered_map<std::string, std::int32_t> vocab, WordPieceOptions options)
     : vocab_(std::move(vocab)), options_(std::move(options)) {
   for (const auto& entry : vocab_) {
+    if (entry.second >= 0 && entry.second < (1 << 24)) {  // a checked file; still, no huge allocation
+      if (tokens_.size() <= static_cast<std::size_t>(entry.second)) tokens_.resize(static_cast<std::size_t>(entry.second) + 1);
+      tokens_[static_cast<std::size_t>(entry.second)] = entry.first;
+    }
     const auto chars = std::count_if(entry.first.begin(), entry.first.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; });
     longest_token_chars_ = std::max(longest_token_chars_, static_cast<std::size_t>(chars));
   }
+}
+
+const std::string& WordPieceTokenizer::token_text(std::int32_t id) const {
+  static const std::string none;
+  return id >= 0 && static_cast<std::size_t>(id) < tokens_.size() ? tokens_[static_cast<std::size_t>(id)] : none;
 }
 
 Result<void> WordPieceTokenizer::resolve_special_tokens() {

@@ -56,6 +56,7 @@ class WordPieceTokenizer final : public Tokenizer {
   Encoding tokenize_prefix(std::string_view text, std::size_t needed) const;
 
   std::size_t vocab_size() const override { return vocab_.size(); }
+  const std::string& token_text(std::int32_t id) const override;
   std::int32_t pad_id() const { return pad_id_; }
   // The id of a token, or -1 when the vocabulary lacks it.
   std::int32_t token_id(std::string_view token) const;
@@ -70,6 +71,7 @@ class WordPieceTokenizer final : public Tokenizer {
   std::size_t match_added_token(std::string_view input, std::size_t pos, std::int32_t& id) const;
 
   std::unordered_map<std::string, std::int32_t> vocab_;
+  std::vector<std::string> tokens_;  // vocab_ the other way: id -> entry
   WordPieceOptions options_;
   std::int32_t unk_id_ = -1, cls_id_ = -1, sep_id_ = -1, pad_id_ = 0;
   std::vector<std::pair<std::string, std::int32_t>> added_;  // resolved options_.added_tokens

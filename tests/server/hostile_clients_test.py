@@ -276,7 +276,7 @@ def sizes(checks, server, work):
         ("embeddings: 3,000 inputs", "/v1/embeddings", {"input": ["a"] * 3000}, "more than"),
         ("embeddings: a 70 kB input", "/v1/embeddings", {"input": ["x" * 70000]}, "longer than"),
         ("rerank: 1,001 documents", "/v1/rerank", {"query": "q", "documents": ["d"] * 1001}, "more than"),
-        ("rerank: a 70 kB text", "/rerank", {"query": "q", "texts": ["x" * 70000]}, "longer than"),
+        ("rerank: a 70 kB text", "/rerank", {"query": "q", "documents": ["x" * 70000]}, "longer than"),
     ]
     for label, path, value, words in cases:
         status, answer = json_request(port, "POST", path, value)
