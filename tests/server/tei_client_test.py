@@ -7,15 +7,11 @@ raw_scores).
 
 Usage: tei_client_test.py KOTAE_BINARY DATA_DIR CROSS_ENCODER_DIR
 """
-import json
 import math
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 import unittest
 
 import httpx
@@ -23,24 +19,16 @@ import numpy as np
 from huggingface_hub import InferenceClient
 from huggingface_hub.errors import HfHubHTTPError
 
+from kotae_http import Server
+
 KOTAE, DATA, CROSS_ENCODER = sys.argv[1], sys.argv[2], sys.argv[3]
 TEXTS = ["Use apt install to add packages.", "Bananas are yellow."]
 
 
 def start_server(data, *flags):
-    process = subprocess.Popen([KOTAE, "serve", "--data", data, "--port", "0", *flags], stderr=subprocess.PIPE, text=True)
-    port, deadline = None, time.time() + 120
-    while time.time() < deadline:
-        line = process.stderr.readline()
-        if not line:
-            raise RuntimeError("kotae serve exited: %s" % process.wait())
-        event = json.loads(line)
-        if event["event"] == "listening":
-            port = event["port"]
-        if event["event"] == "ready":
-            threading.Thread(target=process.stderr.read, daemon=True).start()
-            return process, "http://127.0.0.1:%d" % port
-    raise RuntimeError("kotae serve was not ready in time")
+    server = Server(KOTAE, data, os.path.join(tempfile.mkdtemp(), "server.log"), flags)
+    server.start()
+    return server, "http://127.0.0.1:%d" % server.port
 
 
 def link_or_copy(source, target):
@@ -69,8 +57,7 @@ class TeiWithoutCrossEncoder(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.process.terminate()
-        assert cls.process.wait(timeout=30) == 0
+        assert cls.process.stop() == 0
 
     def test_inference_client_embeds_through_embed(self):
         client = InferenceClient(model=self.url + "/embed")
@@ -146,8 +133,7 @@ class TeiWithCrossEncoder(unittest.TestCase):
 
     @classmethod
     def tearDownClass(cls):
-        cls.process.terminate()
-        assert cls.process.wait(timeout=30) == 0
+        assert cls.process.stop() == 0
         shutil.rmtree(cls.folder)
 
     def test_scores_are_the_sigmoid_of_the_logits_unless_raw(self):
