@@ -7,6 +7,8 @@ Usage: integrations_test.py KOTAE_BINARY DATA_DIR
 """
 import asyncio
 import os
+import re
+import subprocess
 import sys
 import unittest
 
@@ -23,7 +25,7 @@ from kotae import Kotae
 from kotae.integrations import haystack as kotae_haystack
 from kotae.integrations import langchain as kotae_langchain
 from kotae.integrations import llamaindex as kotae_llamaindex
-from kotae_server import Server
+from kotae_server import ROOT, Server
 
 KOTAE, DATA = sys.argv[1], sys.argv[2]
 QUESTION = "Can multiple applications access a single database file at the same time?"
@@ -138,6 +140,18 @@ class IntegrationsTest(unittest.TestCase):
         grounded = OpenAILike(model="kotae", api_base=self.base, api_key="unused", is_chat_model=True, max_retries=0,
                               additional_kwargs={"extra_body": {"collection": "examples", "backends": "extractive"}})
         self.assertRegex(grounded.complete(QUESTION).text, r"\[\d+\]")
+
+    # --- docs/integrations.md ----------------------------------------------------------------------
+    def test_the_documented_examples_run_as_written(self):
+        """Each python block of docs/integrations.md, run from the repository's root, with only the
+        server's address changed (the docs say 127.0.0.1:8080)."""
+        blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "integrations.md").read_text(), re.S)
+        self.assertGreaterEqual(len(blocks), 6)
+        for block in blocks:
+            code = block.replace("http://127.0.0.1:8080", self.server.url)
+            run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+            self.assertEqual(run.returncode, 0, "this example failed:\n%s\n%s" % (block, run.stderr[-3000:]))
+            self.assertTrue(run.stdout.strip(), block)
 
 
 if __name__ == "__main__":
