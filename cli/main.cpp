@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/ask_command.h"
+#include "cli/collections_command.h"
 #include "cli/doctor.h"
 #include "cli/embed_command.h"
 #include "cli/eval_command.h"
@@ -183,10 +184,46 @@ int main(int argc, char** argv) {
   model_add->add_option("--name", model.name, "the model's name (its folder in DATA/models)")->required();
   model_add->add_option("--description", model.description, "a line for the manifest");
 
-  CLI11_PARSE(app, argc, argv);
+  kotae::cli::CollectionsOptions collections;
+  auto* collections_cmd = app.add_subcommand("collections", "list, show and delete collections");
+  collections_cmd->require_subcommand(1);
+  auto* collections_list = collections_cmd->add_subcommand("list", "every collection: documents, chunks, bytes, embedder");
+  auto* collections_show = collections_cmd->add_subcommand("show", "one collection: its settings and documents");
+  auto* collections_delete = collections_cmd->add_subcommand("delete", "delete a collection and its files");
+  for (auto* sub : {collections_list, collections_show}) sub->add_flag("--json", collections.json, "JSON (list: one object per line)");
+  for (auto* sub : {collections_show, collections_delete}) sub->add_option("name", collections.name, "the collection")->required();
+  collections_delete->add_option("--wait", collections.wait_s, "seconds to wait for a writer (kotae index) to finish")->capture_default_str();
+  bool models_json = false;
+  auto* models_cmd = app.add_subcommand("models", "list installed models");
+  models_cmd->require_subcommand(1);
+  auto* models_list = models_cmd->add_subcommand("list", "every installed model: kind, precision, description");
+  models_list->add_flag("--json", models_json, "one JSON object per model");
+
+  // Exit codes, as report_error gives them: a usage error is 2 too, not CLI11's own numbers.
+  app.footer("Exit codes: 0 done; 1 a check failed (kotae model verify, kotae doctor); 2 a usage error or a request "
+             "that cannot be met (unknown flag or collection, bad value); 3 the work failed (I/O, database, model).");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);  // prints the message
+    return 2;
+  }
   const kotae::store::CatalogOptions where{store, data_dir, index_cache};
 
   if (doctor->parsed()) return kotae::cli::run_doctor(data_dir, doctor_json);
+  if (collections_cmd->parsed()) {
+    collections.where = where;
+    if (collections_list->parsed()) return kotae::cli::run_collections_list(collections);
+    if (collections_show->parsed()) return kotae::cli::run_collections_show(collections);
+    return kotae::cli::run_collections_delete(collections);
+  }
+  if (models_cmd->parsed()) return kotae::cli::run_models_list(data_dir, models_json);
   if (embed_cmd->parsed()) {
     embed.data_dir = data_dir;
     return kotae::cli::run_embed(embed);

@@ -110,6 +110,47 @@ TEST_F(CliCommandsTest, ClearErrors) {
   EXPECT_NE(mismatch.err.find("all-minilm-l6-v2-int8"), std::string::npos) << mismatch.err;
 }
 
+TEST_F(CliCommandsTest, CollectionsAndModelsAreListedShownAndDeleted) {
+  ASSERT_EQ(kotae("index " + (root_ / "docs").string() + " --collection kitchen --exclude 'notes/*'").exit_code, 0);
+  auto listed = kotae("collections list --json");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto lines = json_lines(listed.out);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["name"], "kitchen");
+  EXPECT_EQ(lines[0]["documents"], 2);
+  EXPECT_GT(lines[0]["chunks"].get<int>(), 1);
+  EXPECT_GT(lines[0]["bytes"].get<long long>(), 0);
+  EXPECT_EQ(lines[0]["embedder"], "all-minilm-l6-v2/fp32");
+
+  auto shown = kotae("collections show kitchen --json");
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  const auto kitchen = nlohmann::json::parse(shown.out);
+  ASSERT_EQ(kitchen["document_list"].size(), 2u);
+  EXPECT_EQ(kitchen["chunk_tokens"], 256);
+  EXPECT_EQ(kotae("collections show nowhere").exit_code, 2);
+
+  auto models = kotae("models list --json");
+  ASSERT_EQ(models.exit_code, 0) << models.err;
+  bool has_generator = false, has_default = false;
+  for (const auto& m : json_lines(models.out)) {
+    has_generator = has_generator || m["kind"] == "generator";
+    has_default = has_default || (m["name"] == "all-minilm-l6-v2" && m["kind"] == "embedding" && m["dimension"] == 384);
+  }
+  EXPECT_TRUE(has_generator && has_default) << models.out;
+
+  ASSERT_EQ(kotae("collections delete kitchen").exit_code, 0);
+  EXPECT_TRUE(json_lines(kotae("collections list --json").out).empty());
+  EXPECT_EQ(kotae("collections delete kitchen").exit_code, 2);
+}
+
+TEST_F(CliCommandsTest, UsageErrorsExitTwoAndHelpNamesTheExitCodes) {
+  EXPECT_EQ(kotae("search --no-such-flag").exit_code, 2);
+  EXPECT_EQ(kotae("collections").exit_code, 2);
+  auto help = kotae("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("Exit codes: 0 done"), std::string::npos) << help.out;
+}
+
 TEST_F(CliCommandsTest, EvalPrintsOneJsonObjectPerMode) {
   write("beir/corpus.jsonl",
         "{\"_id\": \"d1\", \"title\": \"Bread\", \"text\": \"Knead the dough and let it rise.\"}\n"
