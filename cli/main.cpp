@@ -17,6 +17,7 @@
 #include "cli/serve_command.h"
 #include "cli/worker_command.h"
 #include "cli/store_command.h"
+#include "core/log.h"
 #include "core/paths.h"
 #include "store/catalog.h"
 
@@ -35,6 +36,9 @@ int main(int argc, char** argv) {
                                    "(default: the data directory)")->envname("KOTAE_STORE");
   app.add_option("--index-cache", index_cache, "with a PostgreSQL store: this machine's folder for snapshots of the "
                                                "search indexes (default: DATA/index-cache)")->envname("KOTAE_INDEX_CACHE");
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "lowest level logged (JSON lines on stderr): debug, info, warn, error")
+      ->envname("KOTAE_LOG_LEVEL")->check(CLI::IsMember({"debug", "info", "warn", "error"}))->capture_default_str();
   // Options of any command from a TOML file: a [serve] section holds `kotae serve`'s (port = 8080).
   app.set_config("--config", "", "TOML file of options; [serve] port = 8080, api-keys = \"keys.json\", ...");
 
@@ -214,6 +218,7 @@ int main(int argc, char** argv) {
     app.exit(e);  // prints the message
     return 2;
   }
+  kotae::set_log_level(*kotae::parse_log_level(log_level));
   const kotae::store::CatalogOptions where{store, data_dir, index_cache};
 
   if (doctor->parsed()) return kotae::cli::run_doctor(data_dir, doctor_json);

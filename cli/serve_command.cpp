@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/collection_access.h"
+#include "core/log.h"
 #include "core/random_id.h"
 #include "core/sha256.h"
 #include "model/model_integrity.h"
@@ -18,11 +19,6 @@
 
 namespace kotae::cli {
 namespace {
-
-void log_line(nlohmann::json line) {
-  std::fprintf(stderr, "%s\n", line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  std::fflush(stderr);
-}
 
 bool is_loopback(const std::string& host) { return host == "127.0.0.1" || host == "::1" || host.starts_with("127."); }
 
@@ -165,26 +161,26 @@ int run_serve(ServeOptions options) {
   workers.silence = std::chrono::milliseconds(static_cast<long long>(options.answer_silence_s * 1000));
   auto server = server::KotaeServer::start(options.server);
   if (!server) return report_error(server.error());
-  log_line({{"event", "listening"}, {"host", http.host}, {"port", (*server)->port()}});
-  log_line({{"event", "model_integrity"}, {"signatures_required", !key_ids.empty()}, {"trusted_keys", key_ids}});
+  log_lifecycle("listening", {{"host", http.host}, {"port", (*server)->port()}});
+  log_event("model_integrity", {{"signatures_required", !key_ids.empty()}, {"trusted_keys", key_ids}});
   if (auto ready = (*server)->wait_until_ready(); !ready) {
-    log_line({{"event", "failed"}, {"error", ready.error().message}});
+    log_event("failed", {{"error", ready.error().message}}, LogLevel::error);
     (*server)->shutdown(std::chrono::milliseconds(0));
     return report_error(ready.error());
   }
-  log_line({{"event", "ready"}, {"port", (*server)->port()}});
+  log_lifecycle("ready", {{"port", (*server)->port()}});
 
   int signal = 0;
   sigwait(&signals, &signal);
-  log_line({{"event", "shutting_down"}, {"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  log_lifecycle("shutting_down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
   if (!(*server)->shutdown(std::chrono::milliseconds(static_cast<long long>(options.shutdown_deadline_s * 1000)))) {
     // Ingestion did not stop in time. Every commit is whole and every job's record says where it was:
     // leaving now is as safe as a crash, and the next start resumes the jobs.
-    log_line({{"event", "stopped"}, {"ingestion", "interrupted; its jobs resume at the next start"}});
+    log_lifecycle("stopped", {{"ingestion", "interrupted; its jobs resume at the next start"}});
     std::fflush(nullptr);
     std::_Exit(0);
   }
-  log_line({{"event", "stopped"}});
+  log_lifecycle("stopped", nlohmann::json::object());
   return 0;
 }
 

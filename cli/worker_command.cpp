@@ -8,7 +8,7 @@
 
 #include "cli/collection_access.h"
 #include "queue/queue_metrics.h"
-#include "server/json_log.h"
+#include "core/log.h"
 #include "server/model_pool.h"
 #include "store/postgres_connection.h"
 #include "worker/worker_status.h"
@@ -17,7 +17,6 @@ namespace kotae::cli {
 
 namespace {
 
-using server::log_event;
 
 std::string this_process() {
   char host[256] = {};
@@ -79,7 +78,7 @@ Result<std::unique_ptr<server::HttpServer>> status_endpoints(const std::string& 
   if (listen.empty()) return std::unique_ptr<server::HttpServer>();
   auto where = KOTAE_TRY_VALUE(host_and_port(listen));
   auto started = KOTAE_TRY_VALUE(worker::serve_status(where.first, where.second, std::move(ready), std::move(metrics)));
-  log_event("listening", {{"host", where.first}, {"port", started->port()}});
+  log_lifecycle("listening", {{"host", where.first}, {"port", started->port()}});
   return started;
 }
 
@@ -87,17 +86,17 @@ Result<std::unique_ptr<server::HttpServer>> status_endpoints(const std::string& 
 int run_until_signalled(const sigset_t& signals, double deadline_s, const std::function<void()>& stop) {
   int signal = 0;
   sigwait(&signals, &signal);
-  log_event("shutting_down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  log_lifecycle("shutting_down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
   auto stopped = std::async(std::launch::async, stop);
   const auto deadline = std::chrono::milliseconds(static_cast<long long>(deadline_s * 1000));
   if (stopped.wait_for(deadline) != std::future_status::ready) {
     // Work still in hand: its entry stays pending and another worker claims it. Every commit is whole,
     // and an answer's replica hears of it, so leaving now is as safe as a crash.
-    log_event("stopped", {{"work", "interrupted; other workers take it"}});
+    log_lifecycle("stopped", {{"work", "interrupted; other workers take it"}});
     std::fflush(nullptr);
     std::_Exit(0);
   }
-  log_event("stopped", nlohmann::json::object());
+  log_lifecycle("stopped", nlohmann::json::object());
   return 0;
 }
 
@@ -128,7 +127,7 @@ int run_answer_worker(WorkerOptions& options, const sigset_t& signals) {
            (figures ? queue::queue_metrics_text({{queues->options().name, std::move(*figures)}}) : "");
   });
   if (!status) return report_error(status.error());
-  log_event("worker_started", {{"consumer", answers.consumer}, {"answers", model->id()},
+  log_lifecycle("worker_started", {{"consumer", answers.consumer}, {"answers", model->id()},
                                {"queue", queue::redacted_redis_url(answers.queue_url)}});
   return run_until_signalled(signals, options.shutdown_deadline_s, [&worker] { worker.stop(); });
 }
@@ -169,7 +168,7 @@ int run_ingest_worker(WorkerOptions& options, const sigset_t& signals) {
     return worker::ingest_metrics_text(worker) + (figures ? queue::queue_metrics_text({{jobs.queue_name(), std::move(*figures)}}) : "");
   });
   if (!status) return report_error(status.error());
-  log_event("worker_started", {{"consumer", options.ingest.consumer}, {"concurrency", options.ingest.concurrency},
+  log_lifecycle("worker_started", {{"consumer", options.ingest.consumer}, {"concurrency", options.ingest.concurrency},
                                {"store", (*catalog)->description()},
                                {"queue", queue::redacted_redis_url(options.ingest.queue_url)}});
   return run_until_signalled(signals, options.shutdown_deadline_s, [&worker] { worker.stop(); });

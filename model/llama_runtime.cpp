@@ -11,6 +11,8 @@
 #include <string_view>
 #include <thread>
 
+#include "core/log.h"
+
 #ifndef KOTAE_GGML_BACKEND_DIR
 #define KOTAE_GGML_BACKEND_DIR ""
 #endif
@@ -18,9 +20,14 @@
 namespace kotae {
 namespace {
 
-// llama.cpp logs every tensor at load; keep only warnings and errors.
-void quiet_log(ggml_log_level level, const char* text, void*) {
-  if (level == GGML_LOG_LEVEL_WARN || level == GGML_LOG_LEVEL_ERROR) std::fputs(text, stderr);
+// llama.cpp logs every tensor at load: its info lines are Kotae's debug ones; warnings and errors
+// are lines of Kotae's log (a continuation piece is dropped: it has no level of its own).
+void route_log(ggml_log_level level, const char* text, void*) {
+  const LogLevel ours = level == GGML_LOG_LEVEL_ERROR ? LogLevel::error
+                        : level == GGML_LOG_LEVEL_WARN ? LogLevel::warn
+                                                       : LogLevel::debug;
+  if (level == GGML_LOG_LEVEL_CONT || !text || !log_enabled(ours)) return;
+  log_library(ours, "llama.cpp", text);
 }
 
 // The CPU back-end's compiled features and extra weight buffer types, asked through its registry
@@ -43,7 +50,7 @@ void describe_cpu_backend(LlamaBuildInfo& info) {
 
 LlamaBuildInfo load_backends() {
   LlamaBuildInfo info;
-  llama_log_set(quiet_log, nullptr);
+  llama_log_set(route_log, nullptr);
   const char* from_env = std::getenv("KOTAE_GGML_BACKEND_DIR");
   info.backend_dir = from_env && *from_env ? from_env : KOTAE_GGML_BACKEND_DIR;
   ggml_backend_load_all_from_path(info.backend_dir.empty() ? nullptr : info.backend_dir.c_str());

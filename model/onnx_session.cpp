@@ -12,18 +12,33 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/log.h"
+
 namespace kotae {
 namespace {
 
-void log_once(const std::string& line) {
+void log_once(const std::string& event, nlohmann::json fields) {
   static std::mutex mutex;
   static std::set<std::string> said;
   std::lock_guard lock(mutex);
-  if (said.insert(line).second) std::fprintf(stderr, "%s\n", line.c_str());
+  if (said.insert(event + fields.dump()).second) log_event(event, std::move(fields), LogLevel::warn);
+}
+
+// ONNX Runtime's own messages, as lines of Kotae's log.
+void ORT_API_CALL ort_log(void*, OrtLoggingLevel severity, const char* category, const char*, const char* location,
+                          const char* message) {
+  const LogLevel level = severity >= ORT_LOGGING_LEVEL_ERROR     ? LogLevel::error
+                         : severity >= ORT_LOGGING_LEVEL_WARNING ? LogLevel::warn
+                         : severity >= ORT_LOGGING_LEVEL_INFO    ? LogLevel::info
+                                                                 : LogLevel::debug;
+  if (!log_enabled(level)) return;
+  log_event("library", {{"source", "onnxruntime"}, {"category", category ? category : ""}, {"location", location ? location : ""},
+                        {"message", message ? message : ""}}, level);
 }
 
 Ort::Env& shared_env() {
-  static Ort::Env env(ORT_LOGGING_LEVEL_WARNING, "kotae");
+  // Made on first use, after --log-level is set: debug shows ONNX Runtime's info lines too.
+  static Ort::Env env(log_enabled(LogLevel::debug) ? ORT_LOGGING_LEVEL_INFO : ORT_LOGGING_LEVEL_WARNING, "kotae", ort_log, nullptr);
   return env;
 }
 
@@ -85,7 +100,7 @@ std::string choose_provider(Ort::SessionOptions& so, const OnnxSessionOptions& o
     std::string reason = known == kOrtNames.end() ? "unknown provider" : append_plugin_provider(so, wanted, known->second, dir);
     if (reason.empty()) return known->second;
     skipped.push_back(wanted + ": " + reason);
-    log_once("kotae: execution provider '" + wanted + "' skipped (" + reason + "); trying the next");
+    log_once("execution_provider_skipped", {{"provider", wanted}, {"reason", reason}});
   }
   return "CPUExecutionProvider";  // ONNX Runtime always falls back to its CPU kernels
 }

@@ -12,7 +12,7 @@
 #include "rag/answer_json.h"
 #include "server/ask_request.h"
 #include "server/json_body.h"
-#include "server/json_log.h"
+#include "core/log.h"
 #include "server/search_request.h"
 #include "server/server_context.h"
 
@@ -62,7 +62,7 @@ nlohmann::json task_json(nlohmann::json record) {
 // An async question's record (server/ask_tasks.h), written where every replica reads it.
 void keep(ServerContext& context, const nlohmann::json& record) {
   if (auto kept = context.ask_tasks->put(record); !kept) {
-    log_event("ask_task_unrecorded", {{"task", record["id"]}, {"reason", kept.error().message}});
+    log_event("ask_task_unrecorded", {{"task", record["id"]}, {"reason", kept.error().message}}, LogLevel::warn);
   }
 }
 

@@ -4,7 +4,7 @@
 
 #include "core/random_id.h"
 #include "core/remove_tree.h"
-#include "server/json_log.h"
+#include "core/log.h"
 #include "text/chunker.h"
 
 namespace kotae::server {
@@ -66,7 +66,7 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const 
   const auto& because = (*store)->vector_index_rebuilt_because();
   if (!because.empty()) {
     log_event("vector_index_rebuilt",
-              {{"tenant", tenant}, {"collection", name}, {"reason", because}, {"chunks", (*store)->chunk_count()}, {"ms", ms}});
+              {{"tenant", tenant}, {"collection", name}, {"reason", because}, {"chunks", (*store)->chunk_count()}, {"ms", ms}}, LogLevel::warn);
   }
   log_event("collection_opened", {{"tenant", tenant}, {"collection", name}, {"chunks", (*store)->chunk_count()},
                                   {"vectors", because.empty() ? "loaded" : "rebuilt"}, {"ms", ms}});
@@ -86,7 +86,7 @@ std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
   std::vector<std::shared_ptr<ServedCollection>> opened_all;
   auto tenants = catalog_.tenants();
   if (!tenants) {
-    log_event("collections_unavailable", {{"store", catalog_.description()}, {"reason", tenants.error().message}});
+    log_event("collections_unavailable", {{"store", catalog_.description()}, {"reason", tenants.error().message}}, LogLevel::warn);
     return opened_all;
   }
   for (const auto& tenant : *tenants) {
@@ -95,7 +95,7 @@ std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
       std::lock_guard lock(mutex_);
       // A collection that cannot open stays closed; its requests get the error, the others are served.
       if (auto opened = open_locked(tenant, name); !opened) {
-        log_event("collection_unavailable", {{"tenant", tenant}, {"collection", name}, {"reason", opened.error().message}});
+        log_event("collection_unavailable", {{"tenant", tenant}, {"collection", name}, {"reason", opened.error().message}}, LogLevel::warn);
       } else {
         opened_all.push_back(*opened);
       }
@@ -167,7 +167,7 @@ void CollectionRegistry::follow_changes() {
       continue;
     }
     if (!caught_up) {
-      log_event("catch_up_failed", {{"tenant", c->tenant}, {"collection", c->name}, {"reason", caught_up.error().message}});
+      log_event("catch_up_failed", {{"tenant", c->tenant}, {"collection", c->name}, {"reason", caught_up.error().message}}, LogLevel::warn);
       continue;
     }
     if (c->store->change_position() != before) c->generation++;  // cached answers of the old contents go

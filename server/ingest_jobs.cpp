@@ -8,7 +8,7 @@
 #include "core/random_id.h"
 #include "rag/ingester.h"
 #include "server/job_record.h"
-#include "server/json_log.h"
+#include "core/log.h"
 #include "server/shared_job_records.h"
 #include "store/atomic_file.h"
 #include "store/writer_lock.h"
@@ -128,7 +128,7 @@ void IngestJobs::recover(const std::shared_ptr<ServedCollection>& collection) {
     auto status = parsed.is_object() ? job_from_record(parsed) : std::nullopt;
     if (!status || status->tenant != collection->tenant || status->collection != collection->name ||
         it->path().stem() != status->id) {
-      log_event("job_record_unreadable", {{"path", it->path().string()}});
+      log_event("job_record_unreadable", {{"path", it->path().string()}}, LogLevel::warn);
       continue;
     }
     auto job = std::make_shared<Job>();
@@ -152,7 +152,7 @@ void IngestJobs::recover(const std::shared_ptr<ServedCollection>& collection) {
     if (named) continue;
     std::error_code removed;
     fs::remove_all(it->path(), removed);
-    log_event("upload_discarded", {{"path", it->path().string()}, {"reason", "no job records it"}});
+    log_event("upload_discarded", {{"path", it->path().string()}, {"reason", "no job records it"}}, LogLevel::warn);
   }
   std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a->status.finished < b->status.finished; });
   std::sort(unfinished.begin(), unfinished.end(), [](const auto& a, const auto& b) { return a->status.created < b->status.created; });
@@ -204,7 +204,7 @@ std::vector<JobStatus> IngestJobs::list(const std::string& tenant) const {
 void IngestJobs::publish(const JobStatus& status) const {
   if (!shared_) return;
   if (auto published = shared_->publish(status); !published) {
-    log_event("job_record_not_shared", {{"id", status.id}, {"reason", published.error().message}});
+    log_event("job_record_not_shared", {{"id", status.id}, {"reason", published.error().message}}, LogLevel::warn);
   }
 }
 
@@ -294,7 +294,7 @@ void IngestJobs::run(Job& job) {
     if (c.deleted) return;  // its folder, records included, is going
     const JobStatus now = snapshot();
     if (auto saved = save_record(c, now); !saved) {
-      log_event("job_record_not_saved", {{"id", job.status.id}, {"reason", saved.error().message}});
+      log_event("job_record_not_saved", {{"id", job.status.id}, {"reason", saved.error().message}}, LogLevel::warn);
     }
     publish(now);
   };

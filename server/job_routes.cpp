@@ -15,7 +15,7 @@
 
 #include "server/job_record.h"
 #include "server/json_body.h"
-#include "server/json_log.h"
+#include "core/log.h"
 #include "store/atomic_file.h"
 #include "server/server_context.h"
 #include "server/upload_request.h"
@@ -78,7 +78,7 @@ void upload(Call& call, ServerContext& context) {
   auto fail = [&](const Error& error) {
     std::error_code ec;
     fs::remove_all(incoming, ec);
-    log_event("upload_not_saved", {{"collection", collection->name}, {"reason", error.message}});
+    log_event("upload_not_saved", {{"collection", collection->name}, {"reason", error.message}}, LogLevel::warn);
     return ApiError{507, "insufficient_storage", "cannot save the upload (the disk may be full)"};
   };
   std::error_code ec;

@@ -11,7 +11,8 @@
 
 #include "server/api_error.h"
 #include "server/api_keys.h"
-#include "server/json_log.h"
+#include "core/log.h"
+#include "core/random_id.h"
 #include "server/shared_api_keys.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
@@ -54,15 +55,36 @@ std::string replica_name() {
   return std::string(host) + ":" + std::to_string(::getpid());
 }
 
+// The client's X-Request-Id when it is a sensible one (a proxy's or a caller's trace id), else a new
+// one; either way it is logged and returned, so one id follows a request through every log.
+std::string request_id_of(const HttpRequest& request) {
+  const auto given = request.header("x-request-id");
+  constexpr std::string_view allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-";
+  if (!given.empty() && given.size() <= 128 && given.find_first_not_of(allowed) == std::string_view::npos) return std::string(given);
+  return random_id("req-");
+}
+
+void log_request(const std::string& method, const std::string& route, const std::string& path, int status, double ms,
+                 const std::string& request_id, const std::string& tenant) {
+  // A 503 is the server protecting itself (loading, busy): worth a look, not an error.
+  const LogLevel level = status == 503 ? LogLevel::warn : status >= 500 ? LogLevel::error : LogLevel::info;
+  log_event("request", {{"method", method}, {"route", route}, {"path", path}, {"status", status},
+                        {"ms", std::round(ms * 1000) / 1000}, {"request_id", request_id}, {"tenant", tenant}},
+            level);
+}
+
 // Passes everything through, and when the response is complete records it: metrics by endpoint and
 // status, and a structured log line.
 class MeteredResponder final : public Responder {
  public:
   using Headers = std::vector<std::pair<std::string, std::string>>;
   MeteredResponder(std::shared_ptr<Responder> inner, ServerMetrics& metrics, std::string method, std::string path,
-                   std::string route, Headers added)
+                   std::string route, std::string request_id, Headers added)
       : inner_(std::move(inner)), metrics_(metrics), method_(std::move(method)), path_(std::move(path)),
-        route_(std::move(route)), added_(std::move(added)) {}
+        route_(std::move(route)), request_id_(std::move(request_id)), added_(std::move(added)) {
+    added_.emplace_back("X-Request-Id", request_id_);
+  }
+  void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
   ~MeteredResponder() override {
     if (!done_) done(status_ ? status_ : 500);
   }
@@ -90,12 +112,12 @@ class MeteredResponder final : public Responder {
     done_ = true;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     metrics_.request_done(method_, route_, status, seconds);
-    log_event("request", {{"method", method_}, {"path", path_}, {"status", status}, {"ms", seconds * 1000}});
+    log_request(method_, route_, path_, status, seconds * 1000, request_id_, tenant_);
   }
 
   std::shared_ptr<Responder> inner_;
   ServerMetrics& metrics_;
-  std::string method_, path_, route_;
+  std::string method_, path_, route_, request_id_, tenant_;
   Headers added_;  // on every response: CORS for a listed origin
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   int status_ = 0;
@@ -250,7 +272,7 @@ void KotaeServer::refresh_keys() {
   };
   auto keys = read();
   if (!keys) {
-    if (s.keys_refreshed) log_event("api_keys_not_refreshed", {{"reason", keys.error().message}});
+    if (s.keys_refreshed) log_event("api_keys_not_refreshed", {{"reason", keys.error().message}}, LogLevel::warn);
     s.keys_refreshed = false;
     return;  // the keys known before stay in force
   }
@@ -290,8 +312,10 @@ Admission KotaeServer::admit(const HttpRequest& head) {
   if (auto preflight = s.origins.preflight(head)) return {std::move(preflight), 0};
   const auto match = s.router.match(head.method, head.path);
   auto refuse = [&](HttpResponse refusal) {
-    s.context.metrics.request_done(head.method, match.handler ? match.pattern : "unmatched", refusal.status, 0);
-    log_event("request", {{"method", head.method}, {"path", head.path}, {"status", refusal.status}, {"ms", 0}});
+    const std::string route = match.handler ? match.pattern : "unmatched", request_id = request_id_of(head);
+    s.context.metrics.request_done(head.method, route, refusal.status, 0);
+    log_request(head.method, route, head.path, refusal.status, 0, request_id, "");
+    refusal.headers.emplace_back("X-Request-Id", request_id);
     return Admission{std::move(refusal), 0};
   };
   if (auto refused = s.origins.check(head)) return refuse(std::move(*refused));
@@ -327,12 +351,16 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
   auto& s = *state_;
   Call call{std::move(request), nullptr, kLocalTenant, true, {}};
   const auto match = s.router.match(call.request);
-  call.responder = std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
-                                                      call.request.path, match.handler ? match.pattern : "unmatched",
-                                                      s.origins.response_headers(call.request));
+  auto metered = std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
+                                                    call.request.path, match.handler ? match.pattern : "unmatched",
+                                                    request_id_of(call.request), s.origins.response_headers(call.request));
+  call.responder = metered;
   if (!match.handler) return call.responder->send(unrouted(match, call.request));
   if (s.keyed && match.options.access != Access::open) {
-    if (auto refused = authenticate(call, match.options.access)) return call.responder->send(std::move(*refused));
+    call.tenant.clear();  // a refused key has no tenant; a valid one sets it
+    const auto refused = authenticate(call, match.options.access);
+    metered->set_tenant(call.tenant);
+    if (refused) return call.responder->send(std::move(*refused));
   } else if (s.keyed) {
     // An open route with keys configured: anyone may call it, but only an admin key sees the details.
     auto identity = identify(call.request, Access::tenant);
@@ -340,6 +368,7 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
     call.admin = key && key->admin;
     call.tenant = key ? key->tenant : "";
   }
+  metered->set_tenant(call.tenant);
   if (match.options.quick) return run_handler(*match.handler, call);
   if (!s.context.ready.load()) {
     return call.responder->send(error_response({503, "not_ready", "the server is still loading its models"}));

@@ -10,7 +10,7 @@
 #include "model/encoder_loading.h"
 #include "model/installed_models.h"
 #include "model/sentence_encoder.h"
-#include "server/json_log.h"
+#include "core/log.h"
 
 namespace kotae::server {
 
@@ -30,7 +30,7 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
     auto cross = load_best_cross_encoder(models_dir(options.data_dir) / options.reranker, cross_options, &why_not_cuda);
     if (!cross) return cross.error();
     if (!why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
-      log_event("cuda_encoder_unavailable", {{"model", options.reranker}, {"reason", why_not_cuda}, {"using", (*cross)->provider()}});
+      log_event("cuda_encoder_unavailable", {{"model", options.reranker}, {"reason", why_not_cuda}, {"using", (*cross)->provider()}}, LogLevel::warn);
     }
     const std::string provider = (*cross)->provider();
     pool->reranker_model_ = options.reranker;
@@ -127,12 +127,12 @@ Result<const ModelPool::Loaded*> ModelPool::load_embedder(const std::string& mod
   auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options, &why_not_cuda);
   // A GPU that the native encoder could not use deserves one log line; no GPU is the normal case.
   if (loaded && !why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
-    log_event("cuda_encoder_unavailable", {{"model", model}, {"reason", why_not_cuda}, {"using", (*loaded)->provider()}});
+    log_event("cuda_encoder_unavailable", {{"model", model}, {"reason", why_not_cuda}, {"using", (*loaded)->provider()}}, LogLevel::warn);
   }
   if (!loaded) {
     // The client hears only that the model cannot be loaded; the operator's log says why (an integrity
     // refusal names the file and the reason).
-    log_event("embedder_unavailable", {{"model", model}, {"reason", loaded.error().message}});
+    log_event("embedder_unavailable", {{"model", model}, {"reason", loaded.error().message}}, LogLevel::warn);
     return make_error(loaded.error().code == ErrorCode::not_found ? ErrorCode::not_found : ErrorCode::invalid_argument,
                       "'" + model + "' is not an embedding model this server can load");
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "server/job_record.h"
-#include "server/json_log.h"
+#include "core/log.h"
 
 namespace kotae::server {
 

@@ -1,13 +1,12 @@
 #include "worker/answer_worker.h"
 
 #include "queue/queue_metrics.h"
-#include "server/json_log.h"
+#include "core/log.h"
 
 namespace kotae::worker {
 
 namespace {
 
-using server::log_event;
 using Clock = std::chrono::steady_clock;
 using queue::TaskEvent;
 

@@ -3,14 +3,13 @@
 #include <algorithm>
 
 #include "rag/ingester.h"
-#include "server/json_log.h"
+#include "core/log.h"
 #include "text/loaders/loader.h"
 
 namespace kotae::worker {
 
 namespace {
 
-using server::log_event;
 using Milliseconds = std::chrono::milliseconds;
 
 constexpr Milliseconds kReconnectWait{1000};  // after PostgreSQL was out of reach
@@ -42,7 +41,7 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   const nlohmann::json where{{"job", job_id}, {"file", file}, {"entry", entry.id}, {"attempt", entry.attempts}};
   auto retry = [&](const std::string& why) {  // left pending: claimed again after its backoff
     ++counters_.retried;
-    log_event("file_retry", {{"where", where}, {"reason", why}});
+    log_event("file_retry", {{"where", where}, {"reason", why}}, LogLevel::warn);
     if (auto recorded = jobs_.retry_file(job_id, file, why); !recorded) consumer_.sleep_unless_stopped(kReconnectWait);
   };
 
@@ -57,7 +56,7 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     if (!jobs_.finish_file(job_id, file, "failed", 0, reason)) return;
     if (queue.dead_letter(entry, reason)) ++counters_.dead_lettered;
     ++counters_.failed;
-    log_event("file_dead_lettered", {{"where", where}, {"reason", reason}});
+    log_event("file_dead_lettered", {{"where", where}, {"reason", reason}}, LogLevel::error);
     return;
   }
   auto task = jobs_.begin_file(job_id, file);

@@ -2,13 +2,12 @@
 
 #include <algorithm>
 
-#include "server/json_log.h"
+#include "core/log.h"
 
 namespace kotae::worker {
 
 namespace {
 
-using server::log_event;
 using Milliseconds = std::chrono::milliseconds;
 
 constexpr Milliseconds kReconnectWait{1000};  // after Redis was out of reach
@@ -81,7 +80,7 @@ void QueueConsumer::work(std::size_t thread) {
       auto connection = queue::RedisConnection::connect(options_.queue_url);
       if (!connection) {
         connected_ = false;
-        log_event("queue_unavailable", {{"consumer", me}, {"reason", connection.error().message}});
+        log_event("queue_unavailable", {{"consumer", me}, {"reason", connection.error().message}}, LogLevel::warn);
         sleep_unless_stopped(kReconnectWait);
         continue;
       }
@@ -95,7 +94,7 @@ void QueueConsumer::work(std::size_t thread) {
     if (entries && entries->empty()) entries = queue->take(me, options_.block, options_.take_max);
     if (!entries) {
       connected_ = false;
-      log_event("queue_unavailable", {{"consumer", me}, {"reason", entries.error().message}});
+      log_event("queue_unavailable", {{"consumer", me}, {"reason", entries.error().message}}, LogLevel::warn);
       sleep_unless_stopped(kReconnectWait);
       continue;
     }
