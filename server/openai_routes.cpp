@@ -95,9 +95,12 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
   auto options = answer_options(body, context.limits).generation;
   on_behalf_of(options, call);  // a client resends the history: KV reuse within the tenant only
   auto out = call.responder;
+  auto* metrics = &context.metrics;
+  const std::string backend = generator->id().substr(0, generator->id().find(':'));  // "llama.cpp", "openai", ...
   if (!stream) {
-    return generator->start(std::move(messages), std::move(options), {}, [out, completion](Result<Generation> generated) {
+    return generator->start(std::move(messages), std::move(options), {}, [out, completion, metrics, backend](Result<Generation> generated) {
       if (!generated) return out->send(error_response(from_error(generated.error())));
+      metrics->generation(backend, generated->stats);
       out->send(json_response(200, completion.whole(generated->text, generated->stats.finish_reason, generated->stats)));
     });
   }
@@ -106,7 +109,8 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
   generator->start(
       std::move(messages), std::move(options),
       [out, completion](std::string_view piece) { return out->event("", dump(completion.chunk({{"content", piece}}))); },
-      [out, completion](Result<Generation> generated) {
+      [out, completion, metrics, backend](Result<Generation> generated) {
+        if (generated) metrics->generation(backend, generated->stats);
         out->event("", dump(generated ? completion.chunk(nlohmann::json::object(), finish_reason(generated->stats.finish_reason))
                                       : error_chunk(generated.error())));
         completion.finish_stream(*out, generated ? &generated->stats : nullptr);

@@ -9,6 +9,8 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "server/process_metrics.h"
+
 namespace kotae::server {
 namespace {
 
@@ -44,11 +46,17 @@ struct ServerMetrics::State {
   prometheus::Family<Histogram>& stage = prometheus::BuildHistogram()
       .Name("kotae_stage_seconds").Help("Time per answer stage (embed, retrieve, rerank, generate) and end to end").Register(*registry);
   prometheus::Family<Histogram>& request_seconds = prometheus::BuildHistogram()
-      .Name("kotae_request_seconds").Help("HTTP request latency by endpoint").Register(*registry);
+      .Name("kotae_http_request_duration_seconds").Help("HTTP request latency by method and route").Register(*registry);
   prometheus::Family<prometheus::Counter>& requests = prometheus::BuildCounter()
-      .Name("kotae_requests_total").Help("HTTP requests by endpoint and status").Register(*registry);
-  prometheus::Family<prometheus::Counter>& errors = prometheus::BuildCounter()
-      .Name("kotae_errors_total").Help("Error responses by status class and endpoint").Register(*registry);
+      .Name("kotae_http_requests_total").Help("HTTP requests by method, route and status class").Register(*registry);
+  prometheus::Family<prometheus::Counter>& prompt_tokens = prometheus::BuildCounter()
+      .Name("kotae_prompt_tokens_total").Help("Prompt tokens read by a generator, by back-end").Register(*registry);
+  prometheus::Family<prometheus::Counter>& generated_tokens = prometheus::BuildCounter()
+      .Name("kotae_generated_tokens_total").Help("Tokens generated, by back-end").Register(*registry);
+  prometheus::Family<Histogram>& first_token = prometheus::BuildHistogram()
+      .Name("kotae_time_to_first_token_seconds").Help("Time from a generation's start to its first token, by back-end").Register(*registry);
+  prometheus::Family<prometheus::Gauge>& build = prometheus::BuildGauge()
+      .Name("kotae_build_info").Help("Kotae's version (value 1)").Register(*registry);
   prometheus::Family<Histogram>& batch_size = prometheus::BuildHistogram()
       .Name("kotae_batch_size").Help("Requests per model batch").Register(*registry);
   prometheus::Family<prometheus::Gauge>& queue_depth = prometheus::BuildGauge()
@@ -73,7 +81,9 @@ struct ServerMetrics::State {
   std::vector<std::shared_ptr<BatchMetrics>> observers;
 };
 
-ServerMetrics::ServerMetrics() : state_(std::make_unique<State>()) {}
+ServerMetrics::ServerMetrics() : state_(std::make_unique<State>()) {
+  state_->build.Add({{"version", KOTAE_VERSION}}).Set(1);
+}
 ServerMetrics::~ServerMetrics() = default;
 
 void ServerMetrics::request_done(const std::string& method, const std::string& route, int status, double seconds) {
@@ -82,17 +92,25 @@ void ServerMetrics::request_done(const std::string& method, const std::string& r
   // exposition (and the server's memory) one made-up method or status at a time.
   static const std::array<std::string, 6> kMethods = {"GET", "POST", "DELETE", "PUT", "HEAD", "OPTIONS"};
   const bool known = std::find(kMethods.begin(), kMethods.end(), method) != kMethods.end();
-  const std::string endpoint = (known ? method : std::string("OTHER")) + " " + route;
+  const std::string known_method = known ? method : std::string("OTHER");
   const std::string status_class = std::to_string(std::clamp(status / 100, 1, 5)) + "xx";
-  s.request_seconds.Add({{"endpoint", endpoint}}, latency_buckets()).Observe(seconds);
-  s.requests.Add({{"endpoint", endpoint}, {"status", status_class}}).Increment();
-  if (status >= 400) s.errors.Add({{"endpoint", endpoint}, {"class", status_class}}).Increment();
+  s.request_seconds.Add({{"method", known_method}, {"route", route}}, latency_buckets()).Observe(seconds);
+  s.requests.Add({{"method", known_method}, {"route", route}, {"status", status_class}}).Increment();
+}
+
+void ServerMetrics::generation(const std::string& backend, const GenerationStats& stats) {
+  if (stats.prompt_tokens == 0 && stats.generated_tokens == 0) return;  // no generator ran (extractive)
+  auto& s = *state_;
+  s.prompt_tokens.Add({{"backend", backend}}).Increment(static_cast<double>(stats.prompt_tokens));
+  s.generated_tokens.Add({{"backend", backend}}).Increment(static_cast<double>(stats.generated_tokens));
+  if (stats.generated_tokens > 0) s.first_token.Add({{"backend", backend}}, latency_buckets()).Observe(stats.prompt_ms / 1000.0);
 }
 
 void ServerMetrics::answer(const rag::Answer& a, bool cached) {
   auto& s = *state_;
   s.answers.Add({{"backend", a.backend}, {"cached", cached ? "true" : "false"}}).Increment();
   if (cached) return;  // its stages ran when it was first answered
+  generation(a.backend, a.generation);
   const auto& t = a.timings;
   for (const auto& [stage, ms] : {std::pair{"embed", t.embed}, {"retrieve", t.retrieve}, {"rerank", t.rerank},
                                   {"generate", t.generate}, {"end_to_end", t.total}}) {
@@ -143,6 +161,8 @@ void ServerMetrics::set_batch_queue(const std::string& model, std::size_t depth)
   state_->queue_depth.Add({{"model", model}}).Set(static_cast<double>(depth));
 }
 
-std::string ServerMetrics::text() const { return prometheus::TextSerializer().Serialize(state_->registry->Collect()); }
+std::string ServerMetrics::text() const {
+  return prometheus::TextSerializer().Serialize(state_->registry->Collect()) + process_metrics_text();
+}
 
 }  // namespace kotae::server

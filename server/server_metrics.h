@@ -2,7 +2,8 @@
 // What /metrics shows, in Prometheus' text format (prometheus-cpp): latency per stage and end to end,
 // requests and errors by endpoint and code, batch sizes and queue depths per model, the work queue,
 // answer-cache hits and misses, how similar retrieved sources were, ingestion throughput, and the
-// execution provider each model runs on. prometheus-cpp stays behind this interface.
+// execution provider each model runs on, tokens and time to first token per back-end, the build, and
+// the process_* metrics. prometheus-cpp stays behind this interface.
 
 #include <memory>
 #include <string>
@@ -20,8 +21,11 @@ class ServerMetrics {
 
   // `route` is the endpoint's pattern ("/v1/collections/{name}") or "unmatched", never a raw path; the
   // method is one of the HTTP methods the API knows or OTHER; the status is counted by class (2xx ...).
+  // Labels method, route and status, as Prometheus' naming guide would have them.
   void request_done(const std::string& method, const std::string& route, int status, double seconds);
   void answer(const rag::Answer& answer, bool cached);
+  // A generator's work (an answer's, or a plain chat's): prompt and generated tokens, time to first token.
+  void generation(const std::string& backend, const GenerationStats& stats);
   void search(const search::SearchResult& result);
   void cache_lookup(bool hit);
   void ingested(std::uint64_t bytes, std::size_t chunks, double seconds);

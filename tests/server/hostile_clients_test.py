@@ -196,7 +196,7 @@ def metrics(checks, server, work):
         request(port, "POST", "/nope/%d" % i, b"{}", JSON)
     _, after, _ = request(port, "GET", "/metrics", headers=admin)
     text = after.decode()
-    series = lambda t: sorted(l.split(" ")[0] for l in t.splitlines() if l.startswith("kotae_requests_total"))
+    series = lambda t: sorted(l.split(" ")[0] for l in t.splitlines() if l.startswith("kotae_http_requests_total"))
     checks.check("no raw path or method in the metrics", "random" not in text and "M17X" not in text and "c17" not in text
                  and "/nope" not in text, [l for l in text.splitlines() if "random" in l or "M17X" in l][:3])
     checks.check("600 strange requests add at most a few series", len(series(after.decode())) - len(series(before.decode())) <= 6,

@@ -25,6 +25,10 @@ add_test(NAME ServerTest.LogsAreJsonLinesWithRequestIds
          COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/logs_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(ServerTest.LogsAreJsonLinesWithRequestIds PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
 
+add_test(NAME ServerTest.GrafanaDashboardUsesOnlyExportedMetrics
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/grafana_dashboard_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(ServerTest.GrafanaDashboardUsesOnlyExportedMetrics PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
 get_filename_component(_python_bin ${KOTAE_PYTHON} DIRECTORY)
 add_test(NAME ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/server/schemathesis_test.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA}

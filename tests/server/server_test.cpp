@@ -466,8 +466,11 @@ TEST_F(ServerTest, MetricsPassPromtoolAndCountWhatHappened) {
   const auto& text = reply.body;
   for (const char* expected : {R"(kotae_stage_seconds_count{stage="end_to_end"} 1)", R"(kotae_stage_seconds_count{stage="embed"})",
                                R"(kotae_stage_seconds_count{stage="rerank"})", R"(kotae_stage_seconds_count{stage="generate"} 1)",
-                               R"(kotae_requests_total{endpoint="POST /v1/ask",status="2xx"} 1)",
-                               R"(kotae_errors_total{class="4xx",endpoint="GET unmatched"} 1)",
+                               R"(kotae_http_requests_total{method="POST",route="/v1/ask",status="2xx"} 1)",
+                               R"(kotae_http_requests_total{method="GET",route="unmatched",status="4xx"} 1)",
+                               R"(kotae_http_request_duration_seconds_count{method="POST",route="/v1/search"} 1)",
+                               R"(kotae_build_info{version=")", "process_cpu_seconds_total ", "process_resident_memory_bytes ",
+                               "process_open_fds ", "process_start_time_seconds ",
                                R"(kotae_model_info{model="all-minilm-l6-v2",provider="CPUExecutionProvider"} 1)",
                                "kotae_batch_size_bucket", "kotae_batch_queue_depth", "kotae_work_queue",
                                "kotae_retrieved_similarity_bucket", R"(kotae_answers_total{backend="extractive",cached="false"} 1)"}) {
@@ -701,6 +704,11 @@ TEST_F(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) 
   bool has_chat = false;
   for (const auto& m : models["data"]) has_chat = has_chat || m["kind"] == "chat";
   EXPECT_TRUE(has_chat);
+  const auto metrics = http_request("GET", server_->url("/metrics")).body;
+  for (const char* expected : {R"(kotae_prompt_tokens_total{backend="llama.cpp"})", R"(kotae_generated_tokens_total{backend="llama.cpp"})",
+                               R"(kotae_time_to_first_token_seconds_count{backend="llama.cpp"} 2)"}) {
+    EXPECT_NE(metrics.find(expected), std::string::npos) << expected;
+  }
   auto too_long = chat(json{{"messages", {{{"role", "user"}, {"content", std::string(40000, 'a')}}}}});
   EXPECT_EQ(too_long.status, 400);  // longer than the context: refused, never overflowed
 }
