@@ -5,8 +5,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/ask_command.h"
+#include "cli/collection_access.h"
 #include "cli/collections_command.h"
 #include "cli/doctor.h"
 #include "cli/embed_command.h"
@@ -15,6 +19,7 @@
 #include "cli/model_command.h"
 #include "cli/search_command.h"
 #include "cli/serve_command.h"
+#include "cli/settings.h"
 #include "cli/worker_command.h"
 #include "cli/store_command.h"
 #include "core/log.h"
@@ -39,8 +44,10 @@ int main(int argc, char** argv) {
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "lowest level logged (JSON lines on stderr): debug, info, warn, error")
       ->envname("KOTAE_LOG_LEVEL")->check(CLI::IsMember({"debug", "info", "warn", "error"}))->capture_default_str();
-  // Options of any command from a TOML file: a [serve] section holds `kotae serve`'s (port = 8080).
-  app.set_config("--config", "", "TOML file of options; [serve] port = 8080, api-keys = \"keys.json\", ...");
+  // Settings from a TOML file, under the environment and the flags (cli/settings.h).
+  std::string config_file;
+  app.add_option("--config", config_file, "TOML settings file (default: $XDG_CONFIG_HOME/kotae/config.toml, else "
+                                          "/etc/kotae/config.toml); [serve] port = 8080, ...")->envname("KOTAE_CONFIG");
 
   bool doctor_json = false;
   auto* doctor = app.add_subcommand("doctor", "check this machine, the libraries and every model");
@@ -203,6 +210,15 @@ int main(int argc, char** argv) {
   auto* models_list = models_cmd->add_subcommand("list", "every installed model: kind, precision, description");
   models_list->add_flag("--json", models_json, "one JSON object per model");
 
+  kotae::cli::ServeOptions shown;
+  bool config_json = false;
+  auto* config_cmd = app.add_subcommand("config", "the settings in effect");
+  config_cmd->require_subcommand(1);
+  auto* config_show = config_cmd->add_subcommand(
+      "show", "every setting of kotae serve with its value and where it came from (default, file, env, flag); takes serve's flags");
+  kotae::cli::add_serve_options(*config_show, shown);
+  config_show->add_flag("--json", config_json, "one JSON object per setting");
+
   // Exit codes, as report_error gives them: a usage error is 2 too, not CLI11's own numbers.
   app.footer("Exit codes: 0 done; 1 a check failed (kotae model verify, kotae doctor); 2 a usage error or a request "
              "that cannot be met (unknown flag or collection, bad value); 3 the work failed (I/O, database, model).");
@@ -218,6 +234,16 @@ int main(int argc, char** argv) {
     app.exit(e);  // prints the message
     return 2;
   }
+  auto settings = kotae::cli::read_settings_file(config_file);
+  if (!settings) return kotae::cli::report_error(settings.error());
+  if (*settings) {
+    std::map<std::string, CLI::App*> sections;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sections[sub->get_name()] = sub;
+    if (config_show->parsed()) sections["serve"] = config_show;  // it shows what serve would run with
+    if (auto applied = kotae::cli::apply_settings_file(app, sections, **settings); !applied) {
+      return kotae::cli::report_error(applied.error());
+    }
+  }
   kotae::set_log_level(*kotae::parse_log_level(log_level));
   const kotae::store::CatalogOptions where{store, data_dir, index_cache};
 
@@ -229,6 +255,21 @@ int main(int argc, char** argv) {
     return kotae::cli::run_collections_delete(collections);
   }
   if (models_cmd->parsed()) return kotae::cli::run_models_list(data_dir, models_json);
+  if (config_cmd->parsed()) {
+    const std::vector<std::string> arguments(argv + 1, argv + argc);
+    auto rows = kotae::cli::effective_settings(app, "", arguments, *settings, {"version", "config"});
+    for (auto& row : kotae::cli::effective_settings(*config_show, "serve", arguments, *settings, {"json"})) rows.push_back(std::move(row));
+    for (const auto& row : rows) {
+      const std::string name = row.section.empty() ? row.name : row.section + "." + row.name;
+      if (config_json) {
+        std::printf("%s\n", nlohmann::json{{"setting", name}, {"value", row.value}, {"source", row.source}, {"env", row.env},
+                                            {"description", row.description}, {"list", row.list}}.dump().c_str());
+      } else {
+        std::printf("%-34s %-36s %s\n", name.c_str(), row.value.c_str(), row.source.c_str());
+      }
+    }
+    return 0;
+  }
   if (embed_cmd->parsed()) {
     embed.data_dir = data_dir;
     return kotae::cli::run_embed(embed);

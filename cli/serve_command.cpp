@@ -3,14 +3,19 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/collection_access.h"
 #include "core/log.h"
+#include "core/paths.h"
 #include "core/random_id.h"
 #include "core/sha256.h"
+#include "model/installed_models.h"
 #include "model/model_integrity.h"
+#include "queue/redis_connection.h"
 #include "server/api_keys.h"
 #include "server/conversation_store.h"
 #include "server/shared_api_keys.h"
@@ -26,6 +31,12 @@ bool is_loopback(const std::string& host) { return host == "127.0.0.1" || host =
 
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   auto* cmd = app.add_subcommand("serve", "the HTTP API: collections, uploads, search, answers, OpenAI-compatible endpoints");
+  add_serve_options(*cmd, serve);
+  return cmd;
+}
+
+void add_serve_options(CLI::App& command, ServeOptions& serve) {
+  auto* cmd = &command;
   auto& o = serve.server;
   auto& b = o.models.backends;
   b.niceness = 10;  // a server's quick requests go before generation's next step
@@ -92,7 +103,75 @@ CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
   cmd->add_flag("--allow-open", serve.allow_open, "listen beyond loopback without API keys")->envname("KOTAE_ALLOW_OPEN");
   flag("--trusted-keys", serve.trusted_keys, "KOTAE_TRUSTED_KEYS",
        "public keys (.pub files or folders, ':'-separated) one of which must sign every model; also DATA/trusted_keys");
-  return cmd;
+  // How the embedders and the reranker run (ONNX Runtime), and how their requests are batched.
+  auto& session = o.models.encoder.session;
+  flag("--providers", session.providers, "KOTAE_PROVIDERS",
+       "ONNX Runtime execution providers in priority order (tensorrt, cuda, cpu); one that cannot load is skipped")
+      ->delimiter(',')->check(CLI::IsMember({"tensorrt", "cuda", "cpu"}));
+  flag("--precision", serve.precision, "KOTAE_PRECISION",
+       "the embedders' precision: auto (static INT8 where the CPU has VNNI, else FP32), fp32, int8, fp16 (GPUs)")
+      ->check(CLI::IsMember({"auto", "fp32", "int8", "fp16"}));
+  flag("--intra-op-threads", session.intra_op_threads, "KOTAE_INTRA_OP_THREADS", "threads each model run uses (0: one per core)")
+      ->check(CLI::Range(0, 1024));
+  flag("--graph-optimization", serve.graph_optimization, "KOTAE_GRAPH_OPTIMIZATION",
+       "ONNX Runtime graph optimisation: none, basic, extended, all")->check(CLI::IsMember({"none", "basic", "extended", "all"}));
+  cmd->add_flag("--deterministic", session.deterministic, "deterministic kernels (the same bits run to run, a little slower)")
+      ->envname("KOTAE_DETERMINISTIC");
+  flag("--batch-window-us", serve.batch_window_us, "KOTAE_BATCH_WINDOW_US",
+       "microseconds a model batch waits for more requests while they arrive faster than that")->check(CLI::Range(0L, 1000000L));
+  flag("--batch-max-items", o.models.batch.max_items, "KOTAE_BATCH_MAX_ITEMS", "requests in one model batch")->check(CLI::Range(1, 4096));
+  flag("--batch-max-tokens", o.models.batch.max_tokens, "KOTAE_BATCH_MAX_TOKENS", "tokens in one model batch")
+      ->check(CLI::Range(1, 1 << 24));
+  flag("--batch-max-queued", o.models.batch.max_queued, "KOTAE_BATCH_MAX_QUEUED",
+       "requests waiting for a model; more are refused with 503")->check(CLI::Range(1, 1 << 24));
+}
+
+namespace {
+
+// "no generator model 'x' is installed (installed: a, b; ...)" unless DATA/models/NAME is one of `kind`.
+Result<void> check_model(const std::filesystem::path& data_dir, const std::string& flag, const std::string& name,
+                         const std::string& kind, const std::string& how_to_install) {
+  if (name.empty()) return {};
+  for (const auto& m : installed_models(models_dir(data_dir))) {
+    if (m.name != name) continue;
+    if (m.manifest.kind == kind) return {};
+    const auto article = [](const std::string& word) { return std::string(word.starts_with("e") ? "an " : "a ") + word; };
+    return make_error(ErrorCode::invalid_argument, flag + " " + name + ": that model is " + article(m.manifest.kind) +
+                                                       " model, not " + article(kind) + " one");
+  }
+  std::string installed;
+  for (const auto& n : installed_model_names(models_dir(data_dir), kind)) installed += (installed.empty() ? "" : ", ") + n;
+  return make_error(ErrorCode::invalid_argument, flag + " " + name + ": no " + kind + " model of that name is installed in " +
+                                                     models_dir(data_dir).string() + " (installed: " +
+                                                     (installed.empty() ? "none" : installed) + "; " + how_to_install + ")");
+}
+
+}  // namespace
+
+Result<void> check_serve_settings(const ServeOptions& options) {
+  const auto& o = options.server;
+  const auto& data = o.models.data_dir;
+  KOTAE_TRY(check_model(data, "--embedder", o.models.embedder, "embedding", "scripts/setup --model NAME installs one"));
+  KOTAE_TRY(check_model(data, "--rerank", o.models.reranker, "reranker", "scripts/setup --model NAME installs one"));
+  KOTAE_TRY(check_model(data, "--model", o.models.backends.model, "generator", "kotae model add FILE.gguf --name NAME installs one"));
+  const auto& url = o.models.backends.openai_url;
+  if (!url.empty()) {
+    const auto scheme_end = url.find("://");
+    const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+    if ((scheme != "http" && scheme != "https") || url.size() <= scheme_end + 3 || url[scheme_end + 3] == '/') {
+      return make_error(ErrorCode::invalid_argument, "--openai-url " + url + ": not an http:// or https:// URL with a host "
+                                                     "(e.g. http://127.0.0.1:8080/v1)");
+    }
+  }
+  if (!o.work_queue.empty()) {
+    if (auto parsed = queue::parse_redis_url(o.work_queue); !parsed) {
+      return make_error(ErrorCode::invalid_argument, "--queue " + o.work_queue + ": " + parsed.error().message);
+    }
+  }
+  if (!o.api_keys_file.empty() && !std::ifstream(o.api_keys_file)) {
+    return make_error(ErrorCode::invalid_argument, "--api-keys " + o.api_keys_file.string() + ": cannot be read");
+  }
+  return {};
 }
 
 int run_keygen(const KeygenOptions& options) {
@@ -133,6 +212,17 @@ int run_keygen(const KeygenOptions& options) {
 }
 
 int run_serve(ServeOptions options) {
+  if (auto checked = check_serve_settings(options); !checked) return report_error(checked.error());
+  auto& encoder = options.server.models.encoder;
+  if (options.precision == "fp16") {
+    encoder.precision = EncoderOptions::Precision::fp16;
+  } else if (options.precision != "auto") {
+    ::setenv("KOTAE_PRECISION", options.precision.c_str(), 1);  // load_best_encoder's choice (model/encoder_loading.h)
+  }
+  const std::map<std::string, GraphOptimization> levels{{"none", GraphOptimization::none}, {"basic", GraphOptimization::basic},
+                                                        {"extended", GraphOptimization::extended}, {"all", GraphOptimization::all}};
+  encoder.session.optimization = levels.at(options.graph_optimization);
+  options.server.models.batch.window = std::chrono::microseconds(options.batch_window_us);
   auto& http = options.server.http;
   if (!is_loopback(http.host) && !options.allow_open && options.server.api_keys_file.empty()) {
     return report_error(make_error(ErrorCode::invalid_argument,

@@ -19,12 +19,21 @@ struct ServeOptions {
   // Public keys whose signature every model's manifest must carry (files or folders, ':'-separated),
   // besides DATA/trusted_keys; the same setting as KOTAE_TRUSTED_KEYS (docs/models.md).
   std::string trusted_keys;
+  // Inference knobs the flags give as text, applied to server.models in run_serve.
+  std::string precision = "auto";           // auto (static INT8 with VNNI, else FP32), fp32, int8, fp16
+  std::string graph_optimization = "all";   // none, basic, extended, all
+  long batch_window_us = 2000;
 };
 
 // Adds `serve` and its flags to the app. Every flag may also come from an environment variable
-// (KOTAE_PORT for --port, ...) or from the [serve] section of the TOML file given by --config. A flag
-// wins over both; CLI11 lets the file win over the environment.
+// (KOTAE_PORT for --port, ...) or from the [serve] section of the settings file (cli/settings.h): a
+// flag wins over both, the environment over the file.
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& options);
+// The same flags on another command (`kotae config show` shows what they come to).
+void add_serve_options(CLI::App& command, ServeOptions& options);
+// Every setting checked before anything starts: the models named are installed and of the right
+// kind, URLs parse, files can be read. The message names what is wrong and what is there instead.
+Result<void> check_serve_settings(const ServeOptions& options);
 int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.

@@ -19,13 +19,15 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   pool->data_dir_ = options.data_dir;
   pool->policy_ = options.batch;
   pool->on_model_loaded_ = options.on_model_loaded;
+  pool->encoder_options_ = options.encoder;
+  pool->encoder_options_.session.allow_spinning = false;  // see OnnxSessionOptions: a server idles between batches
   pool->default_embedder_ = options.embedder.empty() ? kDefaultEmbeddingModel : options.embedder;
   auto encoder = pool->encoder(pool->default_embedder_);
   if (!encoder) return encoder.error();
   pool->embedding_reranker_ = std::make_unique<EmbeddingReranker>(*encoder);
   if (!options.reranker.empty()) {
     CrossEncoderOptions cross_options;
-    cross_options.session.allow_spinning = false;
+    cross_options.session = pool->encoder_options_.session;
     std::string why_not_cuda;
     auto cross = load_best_cross_encoder(models_dir(options.data_dir) / options.reranker, cross_options, &why_not_cuda);
     if (!cross) return cross.error();
@@ -121,10 +123,8 @@ Result<const ModelPool::Loaded*> ModelPool::load_embedder(const std::string& mod
   if (!std::filesystem::is_directory(models_dir(data_dir_) / model, ec)) {
     return make_error(ErrorCode::not_found, "no embedding model '" + model + "' is installed");
   }
-  EncoderOptions encoder_options;
-  encoder_options.session.allow_spinning = false;  // see OnnxSessionOptions: a server idles between batches
   std::string why_not_cuda;
-  auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options, &why_not_cuda);
+  auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options_, &why_not_cuda);
   // A GPU that the native encoder could not use deserves one log line; no GPU is the normal case.
   if (loaded && !why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
     log_event("cuda_encoder_unavailable", {{"model", model}, {"reason", why_not_cuda}, {"using", (*loaded)->provider()}}, LogLevel::warn);

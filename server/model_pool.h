@@ -14,6 +14,7 @@
 #include "batch/batched_reranker.h"
 #include "core/result.h"
 #include "model/installed_models.h"
+#include "model/sentence_encoder.h"
 #include "model/reranker.h"
 #include "rag/answer_backends.h"
 
@@ -23,6 +24,9 @@ struct ModelPoolOptions {
   std::filesystem::path data_dir;
   std::string embedder;  // loaded and warmed up at start; empty: the default embedding model
   std::string reranker;  // a cross-encoder in DATA/models; empty: none (POST /v1/rerank uses cosine)
+  // How the embedders and the reranker run on ONNX Runtime: providers, threads, graph optimisation,
+  // deterministic kernels, precision (fp16: the manifest's FP16 variant). Spinning is always off here.
+  EncoderOptions encoder;
   rag::BackendSettings backends;
   // "NAME=MODEL" (--alias): another name the OpenAI- and TEI-style endpoints accept for an installed
   // model or a back-end's generator, so a client with a hard-coded model name needs no change.
@@ -86,6 +90,7 @@ class ModelPool {
   std::filesystem::path data_dir_;
   batch::BatchPolicy policy_;
   std::function<std::shared_ptr<batch::BatchObserver>(const std::string&, const std::string&)> on_model_loaded_;
+  EncoderOptions encoder_options_;
   std::string default_embedder_;
   mutable std::mutex mutex_;  // guards embedders_, only while it is read or added to
   std::mutex load_mutex_;     // held while a model loads
