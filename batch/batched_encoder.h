@@ -30,6 +30,9 @@ class BatchedEncoder final : public Encoder {
                                                     std::span<const std::vector<TokenRange>> ranges) const override {
     return encoder_->embed_encoded_with_ranges(encodings, ranges);
   }
+  Result<Embeddings> embed_encoded_unnormalized(std::span<const text::Encoding> encodings) const override {
+    return encoder_->embed_encoded_unnormalized(encodings);  // rare (TEI's normalize: false): not batched
+  }
 
   const EncoderBatcher& batcher() const { return *batcher_; }
 

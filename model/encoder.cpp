@@ -32,6 +32,10 @@ Result<Embeddings> Encoder::embed(std::span<const std::string> texts, TextRole r
   return embed_encoded(encodings);
 }
 
+Result<Embeddings> Encoder::embed_encoded_unnormalized(std::span<const text::Encoding>) const {
+  return make_error(ErrorCode::unsupported, "model " + id() + " gives only unit vectors here");
+}
+
 Result<RangeEmbeddings> Encoder::embed_encoded_with_ranges(std::span<const text::Encoding>,
                                                           std::span<const std::vector<TokenRange>>) const {
   return make_error(ErrorCode::unsupported, id() + " cannot pool vectors of parts of its input");

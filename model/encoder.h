@@ -80,6 +80,10 @@ class Encoder {
   virtual Result<RangeEmbeddings> embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
                                                             std::span<const std::vector<TokenRange>> ranges) const;
 
+  // The pooled vectors without the scaling to unit length (TEI's normalize: false), where the model
+  // has them (mean or CLS pooling on ONNX Runtime); `unsupported` otherwise. Not batched with others.
+  virtual Result<Embeddings> embed_encoded_unnormalized(std::span<const text::Encoding> encodings) const;
+
   Result<Embeddings> embed(std::span<const std::string> texts, TextRole role) const;
 };
 

@@ -68,11 +68,30 @@ text::Encoding SentenceEncoder::tokenize(std::string_view text) const {
   return tokenizer_.encode(text, static_cast<std::size_t>(manifest_.max_length));
 }
 
+namespace {
+
+// One target per input, each writing its row of `out`.
+template <class Target>
+std::vector<Target> row_targets(Embeddings& out, std::size_t rows, bool unnormalized) {
+  std::vector<Target> targets(rows);
+  for (std::size_t i = 0; i < rows; ++i) {
+    targets[i].output = out.values.data() + i * out.dimension;
+    targets[i].unnormalized = unnormalized;
+  }
+  return targets;
+}
+
+}  // namespace
+
 Result<Embeddings> SentenceEncoder::embed_encoded(std::span<const text::Encoding> encodings) const {
   Embeddings out{dimension(), std::vector<float>(encodings.size() * dimension(), 0.0f)};
-  std::vector<PoolTarget> targets(encodings.size());
-  for (std::size_t i = 0; i < encodings.size(); ++i) targets[i].output = out.values.data() + i * dimension();
-  if (auto ok = embed_into(encodings, targets); !ok) return ok.error();
+  if (auto ok = embed_into(encodings, row_targets<PoolTarget>(out, encodings.size(), false)); !ok) return ok.error();
+  return out;
+}
+
+Result<Embeddings> SentenceEncoder::embed_encoded_unnormalized(std::span<const text::Encoding> encodings) const {
+  Embeddings out{dimension(), std::vector<float>(encodings.size() * dimension(), 0.0f)};
+  if (auto ok = embed_into(encodings, row_targets<PoolTarget>(out, encodings.size(), true)); !ok) return ok.error();
   return out;
 }
 
@@ -150,7 +169,7 @@ Result<void> SentenceEncoder::run_batch(std::span<const text::Encoding* const> r
     for (std::int64_t r = 0; r < batch.rows(); ++r) {
       const float* states = view.data + r * batch.cols() * static_cast<std::int64_t>(dim);
       const PoolTarget& target = targets[static_cast<std::size_t>(r)];
-      pool_tokens(states, 0, mean ? batch.row_length(r) : 1, dim, manifest_.normalize, target.output);
+      pool_tokens(states, 0, mean ? batch.row_length(r) : 1, dim, manifest_.normalize && !target.unnormalized, target.output);
       if (!target.ranges) continue;
       for (std::size_t k = 0; k < target.ranges->size(); ++k) {
         const TokenRange& range = (*target.ranges)[k];

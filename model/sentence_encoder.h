@@ -42,6 +42,7 @@ class SentenceEncoder final : public Encoder {
   const text::Tokenizer& tokenizer() const override { return tokenizer_; }
   std::size_t max_length() const override { return static_cast<std::size_t>(manifest_.max_length); }
   Result<Embeddings> embed_encoded(std::span<const text::Encoding> encodings) const override;
+  Result<Embeddings> embed_encoded_unnormalized(std::span<const text::Encoding> encodings) const override;
   // Mean-pooling models only.
   Result<RangeEmbeddings> embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
                                                     std::span<const std::vector<TokenRange>> ranges) const override;
@@ -57,6 +58,7 @@ class SentenceEncoder final : public Encoder {
     float* output = nullptr;
     const std::vector<TokenRange>* ranges = nullptr;
     float* range_outputs = nullptr;
+    bool unnormalized = false;  // the pooled vector as it is, not scaled to unit length
   };
   Result<void> embed_into(std::span<const text::Encoding> encodings, std::span<const PoolTarget> targets) const;
   Result<void> run_batch(std::span<const text::Encoding* const> rows, std::span<const PoolTarget> targets) const;

@@ -74,17 +74,16 @@ std::shared_ptr<const Encoder> default_encoder(ServerContext& context) {
 void embed(Call& call, ServerContext& context) {
   const auto body = parse_json_object(call.request);
   const auto in = read_inputs(body, context.limits);
-  if (!bool_field(body, "normalize", true)) {
-    throw bad_request("'normalize': false is not supported: Kotae's embedders return unit vectors");
-  }
   auto encoder = default_encoder(context);
-  encoder->embed_encoded_async(encode(*encoder, in), [&context, out = call.responder, keep = encoder](Result<Embeddings> vectors) {
-    context.continuations()([out, vectors = std::move(vectors)] {
-      if (!vectors) return out->send(tei_error(from_error(vectors.error())));
-      nlohmann::json rows = nlohmann::json::array();
-      for (std::size_t i = 0; i < vectors->size(); ++i) rows.push_back(vectors->row_copy(i));
-      out->send(json_response(200, rows));
-    });
+  auto answer = [out = call.responder](const Result<Embeddings>& vectors) {
+    if (!vectors) return out->send(tei_error(from_error(vectors.error())));
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t i = 0; i < vectors->size(); ++i) rows.push_back(vectors->row_copy(i));
+    out->send(json_response(200, rows));
+  };
+  if (!bool_field(body, "normalize", true)) return answer(encoder->embed_encoded_unnormalized(encode(*encoder, in)));
+  encoder->embed_encoded_async(encode(*encoder, in), [&context, answer, keep = encoder](Result<Embeddings> vectors) {
+    context.continuations()([answer, vectors = std::move(vectors)] { answer(vectors); });
   });
 }
 

@@ -81,9 +81,15 @@ class TeiWithoutCrossEncoder(unittest.TestCase):
         self.assertEqual(cut.status_code, 200, cut.text)
         self.assertEqual(len(cut.json()[0]), 384)
 
+    def test_normalize_false_gives_the_pooled_vector_unscaled(self):
+        unit = np.array(self.http.post("/embed", json={"inputs": TEXTS[0]}).json()[0])
+        raw = np.array(self.http.post("/embed", json={"inputs": TEXTS[0], "normalize": False}).json()[0])
+        self.assertGreater(abs(float(np.linalg.norm(raw)) - 1.0), 0.01)
+        np.testing.assert_allclose(raw / np.linalg.norm(raw), unit, atol=1e-5)
+
     def test_errors_are_teis(self):
-        for body, status, kind in (({"inputs": []}, 400, "Empty"), ({"inputs": "x", "normalize": False}, 422, "Validation"),
-                                   ({"input": "x"}, 422, "Validation")):
+        for body, status, kind in (({"inputs": []}, 400, "Empty"), ({"input": "x"}, 422, "Validation"),
+                                   ({"inputs": "x", "truncation_direction": "left"}, 422, "Validation")):
             reply = self.http.post("/embed", json=body)
             self.assertEqual(reply.status_code, status, body)
             self.assertEqual(set(reply.json()), {"error", "error_type"})
