@@ -17,6 +17,10 @@ class BatchedReranker final : public Reranker {
   Result<std::vector<float>> score(std::string_view query, std::span<const std::string> passages) const override;
   void score_async(std::string query, std::vector<std::string> passages, ScoresDone done) const override;
   std::string id() const override { return model_->id(); }
+  std::size_t max_pair_tokens() const override { return model_->max_pair_tokens(); }
+  std::size_t untruncated_pair_tokens(std::string_view query, std::string_view passage) const override {
+    return model_->untruncated_pair_tokens(query, passage);
+  }
 
   void set_observer(std::shared_ptr<BatchObserver> observer) { batcher_->set_observer(std::move(observer)); }
   std::size_t queue_depth() const { return batcher_->queue_depth(); }

@@ -89,6 +89,10 @@ text::Encoding CrossEncoder::encode(std::string_view query, std::string_view pas
                                 text::PairTruncation::only_second);
 }
 
+std::size_t CrossEncoder::untruncated_pair_tokens(std::string_view query, std::string_view passage) const {
+  return tokenizer_.encode_pair(query, passage, 0, text::PairTruncation::only_second).size();
+}
+
 Result<std::vector<float>> CrossEncoder::score_encoded(std::span<const text::Encoding> pairs) const {
   std::vector<float> scores(pairs.size(), 0.0f);
   // Scores go back to the caller's order through `targets`.

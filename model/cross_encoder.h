@@ -43,6 +43,8 @@ class CrossEncoder final : public PairScorer {
 
   // The pair as the model sees it, truncated to the manifest's max_length as described above.
   text::Encoding encode(std::string_view query, std::string_view passage) const override;
+  std::size_t max_pair_tokens() const override { return static_cast<std::size_t>(manifest_.max_length); }
+  std::size_t untruncated_pair_tokens(std::string_view query, std::string_view passage) const override;
   Result<std::vector<float>> score_encoded(std::span<const text::Encoding> pairs) const override;
 
   const std::string& provider() const override { return session_->provider(); }

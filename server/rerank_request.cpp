@@ -41,7 +41,7 @@ RerankRequest read_rerank_request(const nlohmann::json& body, const ApiLimits& l
   request.return_text = bool_field(body, request.tei ? "return_text" : "return_documents", false);
   if (request.tei) {
     request.raw_scores = bool_field(body, "raw_scores", false);
-    bool_field(body, "truncate", false);  // checked; the cross-encoder keeps each pair's beginning either way
+    request.truncate = bool_field(body, "truncate", false);
     if (const auto direction = string_field(body, "truncation_direction", "right"); direction != "right" && direction != "Right") {
       throw bad_request("'truncation_direction' must be right: Kotae keeps a text's beginning");
     }

@@ -20,6 +20,7 @@ struct RerankRequest {
   bool tei = false;                // the body used TEI's schema: answer in it
   bool return_text = false;        // return_text (TEI) or return_documents
   bool raw_scores = false;         // TEI: the cross-encoder's logits, not their sigmoid
+  bool truncate = false;           // TEI: a pair longer than the model reads is cut, not refused
 };
 // Whether a body is TEI's (it names "texts"), before it is read: TEI's answers and errors differ.
 bool is_tei_rerank(const nlohmann::json& body);

@@ -4,7 +4,8 @@
 //     Scores: the cross-encoder's logits when the server has one, else embedding cosines.
 //   Hugging Face TEI: POST /rerank (or /v1/rerank) {query, texts, return_text?, raw_scores?, truncate?}
 //     → [{"index", "score", "text"?}], as TEI answers: the cross-encoder's sigmoid (its logit with
-//     raw_scores), and, as TEI does, an error (424) when the server has no cross-encoder.
+//     raw_scores), a pair longer than the model reads refused (413) unless truncate, and, as TEI
+//     does, an error (424) when the server has no cross-encoder.
 //   Cohere v2: POST /v2/rerank {model?, query, documents, top_n?, return_documents?}
 //     → {"id", "results": [{"index", "relevance_score"}], "meta"}; the cross-encoder's sigmoid (0..1, as
 //     Cohere's), else embedding cosines.
@@ -65,6 +66,16 @@ void rerank(Call& call, ServerContext& context, bool cohere) {
   }
   if (schema == Schema::tei && !context.models->cross_encoder()) {
     return call.responder->send(tei_error(424, "Backend", "model is not a re-ranker model: start kotae serve with --rerank MODEL"));
+  }
+  if (schema == Schema::tei && !request->truncate) {  // as TEI: a pair the model would read in part is refused
+    const auto* cross = context.models->cross_encoder();
+    for (const auto& text : request->texts) {
+      const std::size_t tokens = cross->untruncated_pair_tokens(request->query, text), limit = cross->max_pair_tokens();
+      if (limit > 0 && tokens > limit) {
+        return call.responder->send(tei_error(413, "Validation", "Input validation error: `inputs` must have less than " +
+                                                                     std::to_string(limit) + " tokens. Given: " + std::to_string(tokens)));
+      }
+    }
   }
   // TEI's and Cohere's scores are probabilities: the single-logit cross-encoder's sigmoid.
   const bool sigmoid_scores = context.models->cross_encoder() && (schema == Schema::cohere || (schema == Schema::tei && !request->raw_scores));

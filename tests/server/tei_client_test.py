@@ -155,6 +155,14 @@ class TeiWithCrossEncoder(unittest.TestCase):
             self.assertAlmostEqual(r["score"], 1 / (1 + math.exp(-logits[r["index"]])), places=5)
             self.assertEqual(r["text"], TEXTS[r["index"]])
 
+    def test_a_pair_longer_than_the_model_reads_is_refused_unless_truncate(self):
+        query = {"query": "How do I install software?", "texts": [TEXTS[0], "packages " * 700]}
+        refused = self.http.post("/rerank", json=query)
+        self.assertEqual(refused.status_code, 413, refused.text)
+        self.assertEqual(refused.json()["error_type"], "Validation")
+        self.assertIn("must have less than", refused.json()["error"])
+        self.assertEqual(self.http.post("/rerank", json=dict(query, truncate=True)).status_code, 200)
+
     def test_cohere_scores_are_probabilities_too(self):
         reply = self.http.post("/v2/rerank", json={"query": "How do I install software?", "documents": TEXTS, "top_n": 1})
         results = reply.json()["results"]
