@@ -19,5 +19,7 @@ foreach(test client openapi_contract integrations)
            COMMAND ${CMAKE_COMMAND} -E env ${KOTAE_PYTHON_CLIENT_VENV}/bin/python  # (made by the fixture)
                    ${CMAKE_CURRENT_SOURCE_DIR}/clients/python/${test}_test.py $<TARGET_FILE:kotae>
                    ${CMAKE_CURRENT_BINARY_DIR}/python-client-data/${test})
-  set_tests_properties(PythonClient.${test} PROPERTIES FIXTURES_REQUIRED python_client TIMEOUT 300)
+  # Both cores: each starts a server with a local generator and imports the frameworks (seconds of
+  # CPU each); beside two fuzzers, the integrations once took over 300 s instead of 20.
+  set_tests_properties(PythonClient.${test} PROPERTIES FIXTURES_REQUIRED python_client TIMEOUT 600 PROCESSORS 2)
 endforeach()
