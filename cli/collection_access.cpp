@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/log.h"
 #include "core/paths.h"
 #include "model/encoder_loading.h"
 
@@ -92,8 +93,18 @@ Result<std::unique_ptr<PairScorer>> load_reranker(const fs::path& data_dir, cons
   return load_best_cross_encoder(models_dir(data_dir) / model);
 }
 
+namespace {
+bool json_errors = false;
+}  // namespace
+
+void report_errors_as_log_lines() { json_errors = true; }
+
 int report_error(const Error& error) {
-  std::fprintf(stderr, "kotae: %s\n", error.message.c_str());
+  if (json_errors) {
+    log_event("failed", {{"error", error.message}}, LogLevel::error);
+  } else {
+    std::fprintf(stderr, "kotae: %s\n", error.message.c_str());
+  }
   switch (error.code) {
     case ErrorCode::invalid_argument:
     case ErrorCode::not_found:

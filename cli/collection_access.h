@@ -46,5 +46,8 @@ Result<std::unique_ptr<PairScorer>> load_reranker(const std::filesystem::path& d
 
 // Prints "kotae: MESSAGE" to stderr and returns the exit code for the error's kind.
 int report_error(const Error& error);
+// From now on report_error writes a log line ({"event": "failed", "error": MESSAGE}) instead: the
+// servers (serve, worker), whose stderr is JSON lines only.
+void report_errors_as_log_lines();
 
 }  // namespace kotae::cli

@@ -234,6 +234,7 @@ int main(int argc, char** argv) {
     app.exit(e);  // prints the message
     return 2;
   }
+  if (serve_cmd->parsed() || worker_cmd->parsed()) kotae::cli::report_errors_as_log_lines();  // their stderr is JSON lines
   auto settings = kotae::cli::read_settings_file(config_file);
   if (!settings) return kotae::cli::report_error(settings.error());
   if (*settings) {

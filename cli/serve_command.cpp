@@ -254,7 +254,6 @@ int run_serve(ServeOptions options) {
   log_lifecycle("listening", {{"host", http.host}, {"port", (*server)->port()}});
   log_event("model_integrity", {{"signatures_required", !key_ids.empty()}, {"trusted_keys", key_ids}});
   if (auto ready = (*server)->wait_until_ready(); !ready) {
-    log_event("failed", {{"error", ready.error().message}}, LogLevel::error);
     (*server)->shutdown(std::chrono::milliseconds(0));
     return report_error(ready.error());
   }

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -60,6 +61,14 @@ class ServerLogs(unittest.TestCase):
         self.assertEqual(requests["trace-42"]["path"], "/v1/collections/faq")
         self.assertEqual((requests["trace-42"]["status"], requests["trace-42"]["tenant"]), (200, "local"))
         self.assertEqual(requests[made]["status"], 404)
+
+    def test_a_server_that_cannot_start_says_why_in_a_json_line(self):
+        run = subprocess.run([KOTAE, "serve", "--data", DATA, "--port", "0", "--model", "a-typo"], capture_output=True, text=True,
+                             timeout=60)
+        self.assertEqual(run.returncode, 2)
+        lines = [json.loads(line) for line in run.stderr.splitlines() if line]
+        self.assertEqual([(line["event"], line["level"]) for line in lines], [("failed", "error")])
+        self.assertIn("--model a-typo", lines[0]["error"])
 
     def test_warn_leaves_out_the_lines_of_successful_requests(self):
         server, log = self.run_server("--log-level", "warn")
