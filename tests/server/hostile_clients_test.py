@@ -20,7 +20,8 @@ from kotae_http import (Checks, Server, data_with_faq, error_code, json_request,
 
 JSON = {"Content-Type": "application/json"}
 JSON_ROUTES = ["/v1/search", "/v1/ask", "/v1/chat/completions", "/v1/embeddings", "/v1/rerank", "/rerank",
-               "/v1/collections"]
+               "/v2/rerank", "/v1/collections"]
+TEI_ROUTES = ["/embed", "/tokenize"]  # TEI's error shape: {"error": MESSAGE, "error_type": KIND}
 ADMIN_KEY, TENANT_KEY = "kt_admin_test_key", "kt_tenant_test_key"
 
 
@@ -84,10 +85,18 @@ def bodies(checks, server, work):
             status, answer, _ = request(port, "POST", path, body, JSON)
             checks.check("%s -> %s" % (label[:40], path), status == 400 and error_code(answer) == "invalid_request"
                          and b"nested deeper" in answer, "%s %r" % (status, answer[:120]))
+        for path in TEI_ROUTES:
+            status, answer, _ = request(port, "POST", path, body, JSON)
+            checks.check("%s -> %s" % (label[:40], path), status == 422 and b'"error_type":"Validation"' in answer
+                         and b"nested deeper" in answer, "%s %r" % (status, answer[:120]))
         alive(checks, server, label)
     for path in JSON_ROUTES:
         status, answer, _ = request(port, "POST", path, b'{"collection":"faq","query":"virtual package"}', {"Content-Type": "text/plain"})
         checks.check("text/plain JSON refused -> " + path, status == 415 and error_code(answer) == "unsupported_media_type",
+                     "%s %r" % (status, answer[:120]))
+    for path in TEI_ROUTES:
+        status, answer, _ = request(port, "POST", path, b'{"inputs":"x"}', {"Content-Type": "text/plain"})
+        checks.check("text/plain JSON refused -> " + path, status == 415 and b'"error_type":"Validation"' in answer,
                      "%s %r" % (status, answer[:120]))
     status, answer, _ = request(port, "POST", "/v1/search", b'{"collection":"faq","query":"virtual package"}')
     checks.check("a JSON body without Content-Type is refused", status == 415, status)
@@ -277,11 +286,19 @@ def sizes(checks, server, work):
         ("embeddings: a 70 kB input", "/v1/embeddings", {"input": ["x" * 70000]}, "longer than"),
         ("rerank: 1,001 documents", "/v1/rerank", {"query": "q", "documents": ["d"] * 1001}, "more than"),
         ("rerank: a 70 kB text", "/rerank", {"query": "q", "documents": ["x" * 70000]}, "longer than"),
+        ("Cohere rerank: 1,001 documents", "/v2/rerank", {"query": "q", "documents": ["d"] * 1001}, "more than"),
     ]
     for label, path, value, words in cases:
         status, answer = json_request(port, "POST", path, value)
         message = answer.get("error", {}).get("message", "") if isinstance(answer, dict) else ""
         checks.check(label + " -> 400", status == 400 and words in message, "%s %s" % (status, message))
+    for label, path, value, words in [("TEI embed: 3,000 inputs", "/embed", {"inputs": ["a"] * 3000}, "more than"),
+                                      ("TEI embed: a 70 kB input", "/embed", {"inputs": ["x" * 70000]}, "longer than"),
+                                      ("TEI tokenize: a 70 kB input", "/tokenize", {"inputs": "x" * 70000}, "longer than"),
+                                      ("TEI rerank: 1,001 texts", "/rerank", {"query": "q", "texts": ["d"] * 1001}, "more than")]:
+        status, answer = json_request(port, "POST", path, value)
+        message = answer.get("error", "") if isinstance(answer, dict) else ""
+        checks.check(label + " -> 422", status == 422 and words in str(message), "%s %s" % (status, message))
     status, answer = json_request(port, "POST", "/v1/embeddings", {"input": ["y" * 60000]})
     checks.check("embeddings: a 60 kB input is embedded (cut to the model's tokens)", status == 200, status)
     alive(checks, server, "sizes")
