@@ -119,4 +119,21 @@ std::vector<std::string> strings_field(const nlohmann::json& body, const char* n
   return out;
 }
 
+std::vector<std::string> texts_field(const nlohmann::json& body, const char* name, std::size_t max_items, std::size_t max_bytes,
+                                     std::string_view token_ids_hint) {
+  const auto* v = find(body, name);
+  if (!v) throw bad_request(std::string("'") + name + "' is required");
+  if ((v->is_array() && !v->empty() && !(*v)[0].is_string()) || v->is_number()) {
+    throw bad_request(std::string("'") + name + "' must be text (a string or a list of strings); token ids are not supported" +
+                      std::string(token_ids_hint));
+  }
+  auto texts = strings_field(body, name, max_items);
+  for (const auto& t : texts) {
+    if (t.size() > max_bytes) {
+      throw bad_request(std::string("'") + name + "' holds a text longer than " + std::to_string(max_bytes) + " bytes");
+    }
+  }
+  return texts;
+}
+
 }  // namespace kotae::server

@@ -72,21 +72,12 @@ void refuse_unsupported(const nlohmann::json& body) {
 
 EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiLimits& limits,
                                           const std::string& default_model) {
-  const auto input = body.find("input");
-  if (input == body.end() || input->is_null()) throw bad_request("'input' is required");
-  if ((input->is_array() && !input->empty() && !(*input)[0].is_string()) || input->is_number_integer()) {
-    throw bad_request(
-        "'input' must be text (a string or a list of strings); token ids are not supported (LangChain's "
-        "OpenAIEmbeddings sends them unless created with check_embedding_ctx_length=False)");
-  }
   EmbeddingsRequest request;
-  request.texts = strings_field(body, "input", limits.max_embedding_inputs);
+  request.texts = texts_field(body, "input", limits.max_embedding_inputs, limits.max_text_bytes,
+                              " (LangChain's OpenAIEmbeddings sends them unless created with check_embedding_ctx_length=False)");
   if (request.texts.empty()) throw bad_request("'input' is empty");
   for (const auto& t : request.texts) {
     if (t.empty()) throw bad_request("'input' holds an empty text");
-    if (t.size() > limits.max_text_bytes) {
-      throw bad_request("'input' holds a text longer than " + std::to_string(limits.max_text_bytes) + " bytes");
-    }
   }
   request.model = string_field(body, "model", default_model);
   const std::string format = string_field(body, "encoding_format", "float");

@@ -23,18 +23,8 @@ struct TeiInputs {
 
 TeiInputs read_inputs(const nlohmann::json& body, const ApiLimits& limits) {
   TeiInputs in;
-  const auto inputs = body.find("inputs");
-  if (inputs == body.end() || inputs->is_null()) throw bad_request("'inputs' is required");
-  if ((inputs->is_array() && !inputs->empty() && !(*inputs)[0].is_string()) || inputs->is_number()) {
-    throw bad_request("'inputs' must be text (a string or a list of strings); token ids are not supported");
-  }
-  in.texts = strings_field(body, "inputs", limits.max_embedding_inputs);
+  in.texts = texts_field(body, "inputs", limits.max_embedding_inputs, limits.max_text_bytes);
   if (in.texts.empty()) throw ApiError{400, "empty", "`inputs` cannot be empty"};
-  for (const auto& t : in.texts) {
-    if (t.size() > limits.max_text_bytes) {
-      throw bad_request("'inputs' holds a text longer than " + std::to_string(limits.max_text_bytes) + " bytes");
-    }
-  }
   in.truncate = bool_field(body, "truncate", false);
   if (const auto direction = string_field(body, "truncation_direction", "right"); direction != "right" && direction != "Right") {
     throw bad_request("'truncation_direction' must be right: Kotae keeps a text's beginning");
