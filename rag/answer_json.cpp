@@ -5,9 +5,12 @@ namespace kotae::rag {
 nlohmann::json to_json(const Citation& c) {
   return {{"number", c.number},
           {"chunk_id", c.chunk_id},
+          {"document_id", c.document_id},
           {"document", c.document},
           {"title", c.title},
+          {"format", c.format},
           {"page", c.page ? nlohmann::json(c.page) : nlohmann::json(nullptr)},
+          {"page_last", c.page_last ? nlohmann::json(c.page_last) : nlohmann::json(nullptr)},
           {"start", c.start},
           {"end", c.end},
           {"text", c.text},
@@ -16,8 +19,9 @@ nlohmann::json to_json(const Citation& c) {
 }
 
 nlohmann::json to_json(const Source& s) {
-  return {{"number", s.number},         {"chunk_id", s.chunk_id},   {"document", s.document},
-          {"title", s.title},           {"page_first", s.page_first}, {"page_last", s.page_last},
+  return {{"number", s.number},         {"chunk_id", s.chunk_id},   {"document_id", s.document_id},
+          {"document", s.document},     {"title", s.title},         {"format", s.format},
+          {"page_first", s.page_first}, {"page_last", s.page_last},
           {"start", s.begin},           {"end", s.end},             {"relevance", s.relevance},
           {"score", s.score},           {"heading_path", s.heading_path}, {"text", s.text}};
 }

@@ -27,8 +27,10 @@ float dot(std::span<const float> a, std::span<const float> b) {
 Source to_source(const search::SearchHit& hit, double relevance) {
   Source s;
   s.chunk_id = hit.chunk.id;
+  s.document_id = hit.chunk.document_id;
   s.document = hit.document_path;
   s.title = hit.document_title;
+  s.format = hit.document_format;
   s.page_first = hit.chunk.page_first;
   s.page_last = hit.chunk.page_last;
   s.begin = hit.chunk.begin;

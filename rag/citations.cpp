@@ -100,9 +100,12 @@ Citation cite(const Source& source, std::size_t begin, std::size_t end) {
   Citation c;
   c.number = source.number;
   c.chunk_id = source.chunk_id;
+  c.document_id = source.document_id;
   c.document = source.document;
   c.title = source.title;
+  c.format = source.format;
   c.page = source.page_first;
+  c.page_last = source.page_last;
   c.start = source.begin + begin;
   c.end = source.begin + end;
   c.text = source.text.substr(begin, end - begin);

@@ -6,6 +6,7 @@ nlohmann::json to_json(const SearchHit& h, std::size_t rank) {
   nlohmann::json hit{{"rank", rank},
                      {"score", h.score},
                      {"chunk_id", h.chunk.id},
+                     {"document_id", h.chunk.document_id},
                      {"document", h.document_path},
                      {"title", h.document_title},
                      {"format", h.document_format},

@@ -3,8 +3,7 @@
 //   GET    /v1/collections                          list
 //   GET    /v1/collections/{name}                   describe
 //   DELETE /v1/collections/{name}                   delete, with everything in it
-//   GET    /v1/collections/{name}/documents         list documents
-//   DELETE /v1/collections/{name}/documents/{id}    remove one document
+// Their documents: document_routes.cpp.
 
 #include "server/collection_request.h"
 #include "server/json_body.h"
@@ -27,12 +26,6 @@ nlohmann::json describe(const ServedCollection& c, const CollectionRegistry& reg
           {"documents", c.store->document_count()},
           {"chunks", c.store->chunk_count()},
           {"size_bytes", registry.stored_bytes(c)}};
-}
-
-nlohmann::json describe(const store::DocumentRecord& d) {
-  return {{"id", d.id},         {"object", "document"},  {"path", d.path},     {"title", d.title},
-          {"format", d.format}, {"size_bytes", d.size},  {"sha256", d.sha256}, {"chunks", d.chunk_count},
-          {"metadata", nlohmann::json::parse(d.metadata_json, nullptr, false, true)}};
 }
 
 }  // namespace
@@ -62,25 +55,6 @@ void add_collection_routes(Router& router, ServerContext& context) {
     const auto& name = call.request.path_params.at("name");
     ok_or_throw(context.collections->remove(call.tenant, name));
     call.responder->send(json_response(200, {{"name", name}, {"object", "collection"}, {"deleted", true}}));
-  });
-
-  router.add("GET", "/v1/collections/{name}/documents", [&context](Call& call) {
-    auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
-    nlohmann::json data = nlohmann::json::array();
-    for (const auto& d : value_or_throw(c->store->documents())) data.push_back(describe(d));
-    call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
-  });
-
-  router.add("DELETE", "/v1/collections/{name}/documents/{id}", [&context](Call& call) {
-    auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
-    const auto id = document_id(call.request.path_params.at("id"));
-    std::lock_guard writing(c->writer);
-    auto document = value_or_throw(c->store->document(id));
-    if (!document) throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
-    value_or_throw(c->store->remove_document(document->path));
-    ok_or_throw(c->store->save_vector_index());
-    c->generation++;
-    call.responder->send(json_response(200, {{"id", id}, {"object", "document"}, {"deleted", true}}));
   });
 }
 

@@ -219,7 +219,7 @@ class SessionResponder final : public Responder {
     started_ = true;
     http::response<http::string_body> message{static_cast<http::status>(response.status), 11};
     message.set(http::field::server, "kotae");
-    message.set(http::field::content_type, response.content_type);
+    if (!response.content_type.empty()) message.set(http::field::content_type, response.content_type);  // none on a 304
     for (auto& [name, value] : response.headers) message.set(name, value);
     message.keep_alive(session_->keep_alive());
     message.body() = std::move(response.body);

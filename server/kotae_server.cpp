@@ -189,6 +189,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   s.context.work = s.work.get();
   add_health_routes(s.router, s.context);
   add_collection_routes(s.router, s.context);
+  add_document_routes(s.router, s.context);
   add_search_routes(s.router, s.context);
   add_ask_routes(s.router, s.context);
   add_openai_routes(s.router, s.context);

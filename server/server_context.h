@@ -48,6 +48,7 @@ struct ServerContext {
 
 void add_health_routes(Router& router, ServerContext& context);
 void add_collection_routes(Router& router, ServerContext& context);
+void add_document_routes(Router& router, ServerContext& context);
 void add_search_routes(Router& router, ServerContext& context);
 void add_ask_routes(Router& router, ServerContext& context);
 void add_openai_routes(Router& router, ServerContext& context);

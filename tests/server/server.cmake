@@ -36,6 +36,11 @@ add_test(NAME ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift
 set_tests_properties(ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift PROPERTIES
                      FIXTURES_REQUIRED server_data TIMEOUT 600)
 
+add_test(NAME ServerTest.DocumentsShownToTheirTenantOnly
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/document_view_test.py $<TARGET_FILE:kotae>
+                 ${KOTAE_SERVER_TEST_DATA} ${PROJECT_SOURCE_DIR}/examples/docs)
+set_tests_properties(ServerTest.DocumentsShownToTheirTenantOnly PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
 # Faults the server survives (tests/server/fault_test.cpp): a remote generator killed mid-answer, a
 # generator that fails to load, a deleted or damaged vector index.
 kotae_test(server_fault_tests SOURCES server/fault_test.cpp LIBS kotae_core nlohmann_json::nlohmann_json
