@@ -24,33 +24,64 @@ bool plain_name(const std::string& name) {
   return !name.empty() && p.filename() == p && name != "." && name != "..";
 }
 
-}  // namespace
-
 fs::path kept_upload(const ServedCollection& collection, const std::string& name) { return collection.folder / "uploads" / name; }
 
-Result<OriginalFile> original_file(const ServedCollection& collection, const store::DocumentRecord& document) {
-  fs::path path;
-  if (uploaded(document)) {
-    if (!plain_name(document.path)) return OriginalFile{{}, "the upload's name is not a file name"};
-    path = kept_upload(collection, document.path);
-  } else if (fs::path(document.path).is_absolute()) {
-    path = document.path;  // indexed from disk by the CLI; shown while this server can read it
-  } else {
-    return OriginalFile{{}, "the document was not uploaded as a file"};
-  }
+OriginalFile missing(std::string why) { return {std::nullopt, std::move(why)}; }
+
+OriginalFile read_disk(const fs::path& path) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
-  if (ec || !fs::is_regular_file(path, ec)) return OriginalFile{{}, "the file is not readable by the server"};
+  if (ec || !fs::is_regular_file(path, ec)) return missing("the file is not readable by the server");
   if (size > kMaxServedFileBytes) {
-    return OriginalFile{{}, "the file has " + std::to_string(size) + " bytes; the most shown is " + std::to_string(kMaxServedFileBytes)};
+    return missing("the file has " + std::to_string(size) + " bytes; the most shown is " + std::to_string(kMaxServedFileBytes));
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream bytes;
   bytes << in.rdbuf();
-  if (!in) return OriginalFile{{}, "the file could not be read"};
-  auto read = std::move(bytes).str();
-  if (sha256_hex(read) != document.sha256) return OriginalFile{{}, "the file changed since it was indexed"};
-  return OriginalFile{std::move(read), {}};
+  if (!in) return missing("the file could not be read");
+  return {std::move(bytes).str(), {}};
+}
+
+}  // namespace
+
+Result<OriginalFile> DocumentFiles::read(const ServedCollection& collection, const store::DocumentRecord& document) const {
+  OriginalFile file;
+  if (uploaded(document)) {
+    if (!plain_name(document.path)) return missing("the upload's name is not a file name");
+    if (shared_) {
+      if (auto kept = KOTAE_TRY_VALUE(read_shared(collection, document.path))) file.bytes = std::move(*kept);
+    }
+    if (!file.bytes) file = read_disk(kept_upload(collection, document.path));  // indexed by this replica itself
+  } else if (fs::path(document.path).is_absolute()) {
+    file = read_disk(document.path);  // indexed from disk by the CLI; shown while this server can read it
+  } else {
+    return missing("the document was not uploaded as a file");
+  }
+  if (file.bytes && sha256_hex(*file.bytes) != document.sha256) return missing("the file changed since it was indexed");
+  return file;
+}
+
+Result<std::optional<std::string>> DocumentFiles::read_shared(const ServedCollection& collection, const std::string& path) const {
+  auto lease = KOTAE_TRY_VALUE(shared_->acquire());
+  auto rows = KOTAE_TRY_VALUE(lease->query(
+      "SELECT f.bytes FROM document_files f JOIN collections k ON k.id = f.collection_id "
+      "WHERE k.tenant = $1 AND k.name = $2 AND f.path = $3",
+      store::PgParams().add(collection.tenant).add(collection.name).add(path)));
+  if (rows.rows() == 0) return std::optional<std::string>();
+  const auto bytes = rows.bytes(0, 0);
+  return std::optional<std::string>(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
+Result<void> DocumentFiles::forget(const ServedCollection& collection, const store::DocumentRecord& document) const {
+  if (!uploaded(document) || !plain_name(document.path)) return {};
+  std::error_code ignored;  // one never kept here is no error
+  fs::remove(kept_upload(collection, document.path), ignored);
+  if (!shared_) return {};
+  auto lease = KOTAE_TRY_VALUE(shared_->acquire());
+  KOTAE_TRY(lease->query(
+      "DELETE FROM document_files f USING collections k WHERE k.id = f.collection_id AND k.tenant = $1 AND k.name = $2 AND f.path = $3",
+      store::PgParams().add(collection.tenant).add(collection.name).add(document.path)));
+  return {};
 }
 
 std::string inline_content_type(std::string_view format) {

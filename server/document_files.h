@@ -1,14 +1,17 @@
 #pragma once
 // A document's original file, as the server can still show it: an upload's kept copy (in the
-// collection's uploads/ folder, counted in its size) or the file `kotae index` read from disk. Only
-// bytes that are still the ones indexed are served: the citations' spans point into their text.
+// collection's uploads/ folder, or over PostgreSQL in table document_files, where the workers keep
+// what they indexed; counted in the collection's size either way) or the file `kotae index` read from
+// disk. Only bytes that are still the ones indexed are shown: the citations' spans point into their text.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "core/result.h"
 #include "server/collection_registry.h"
+#include "store/postgres_connection.h"
 #include "store/records.h"
 
 namespace kotae::server {
@@ -20,12 +23,21 @@ struct OriginalFile {
   std::optional<std::string> bytes;
   std::string missing_because;
 };
-Result<OriginalFile> original_file(const ServedCollection& collection, const store::DocumentRecord& document);
 
-// Where an upload's copy is kept; the document's own name (a safe file name).
-std::filesystem::path kept_upload(const ServedCollection& collection, const std::string& name);
+class DocumentFiles {
+ public:
+  explicit DocumentFiles(std::shared_ptr<store::PgPool> shared = nullptr) : shared_(std::move(shared)) {}
 
-// The MIME type a browser may show inline for this format; others are sent as attachments.
+  Result<OriginalFile> read(const ServedCollection& collection, const store::DocumentRecord& document) const;
+  // Forgets an upload's kept copy, as its document is removed.
+  Result<void> forget(const ServedCollection& collection, const store::DocumentRecord& document) const;
+
+ private:
+  Result<std::optional<std::string>> read_shared(const ServedCollection& collection, const std::string& path) const;
+  std::shared_ptr<store::PgPool> shared_;  // over PostgreSQL
+};
+
+// The MIME type a browser may show inline for this format; "" for those sent as attachments.
 std::string inline_content_type(std::string_view format);
 
 }  // namespace kotae::server

@@ -4,6 +4,7 @@
 //   GET    /v1/collections/{name}/documents/{id}/file  the original file, while the server has it unchanged
 //   DELETE /v1/collections/{name}/documents/{id}       remove one document (and its kept upload)
 
+#include "core/log.h"
 #include "server/collection_request.h"
 #include "server/document_files.h"
 #include "server/json_body.h"
@@ -67,7 +68,7 @@ void add_document_routes(Router& router, ServerContext& context) {
 
   router.add("GET", "/v1/collections/{name}/documents/{id}/file", [&context](Call& call) {
     auto found = find_document(context, call);
-    auto file = value_or_throw(original_file(*found.collection, found.document));
+    auto file = value_or_throw(context.document_files->read(*found.collection, found.document));
     if (!file.bytes) {
       throw ApiError{404, "no_file", "document " + std::to_string(found.document.id) + " has no file to show (" +
                                          file.missing_because + "); its text is at …/documents/" +
@@ -101,9 +102,8 @@ void add_document_routes(Router& router, ServerContext& context) {
     value_or_throw(c->store->remove_document(document->path));
     ok_or_throw(c->store->save_vector_index());
     c->generation++;
-    if (std::filesystem::path(document->path).filename() == document->path) {
-      std::error_code ignored;  // a kept upload goes with its document; one never kept is no error
-      std::filesystem::remove(kept_upload(*c, document->path), ignored);
+    if (auto forgotten = context.document_files->forget(*c, *document); !forgotten) {
+      log_event("kept_file_not_removed", {{"document", id}, {"reason", forgotten.error().message}}, LogLevel::warn);
     }
     call.responder->send(json_response(200, {{"id", id}, {"object", "document"}, {"deleted", true}}));
   });

@@ -167,6 +167,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     server->refresh_keys();
     if (!s.keys_refreshed) return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
   }
+  s.context.document_files = std::make_unique<DocumentFiles>(s.shared_pool);
   if (!options.work_queue.empty()) {
     if (!s.catalog->shared()) {
       return make_error(ErrorCode::invalid_argument, "a work queue (--queue) needs a shared store (--store postgres://…): "

@@ -98,8 +98,17 @@ Result<std::optional<JobStatus>> QueuedJobs::update(const std::string& job_id,
   KOTAE_TRY(lease->query("UPDATE jobs SET record = $2, updated_at = now() WHERE id = $1",
                          store::PgParams().add(job_id).add(job_record(job).dump())));
   if (drop_upload) {
-    KOTAE_TRY(lease->query("DELETE FROM uploads WHERE job_id = $1 AND file = $2",
-                           store::PgParams().add(job_id).add(static_cast<std::int64_t>(*drop_upload))));
+    const auto file = static_cast<std::int64_t>(*drop_upload);
+    if (*drop_upload < job.files.size() && (job.files[*drop_upload].status == "indexed" || job.files[*drop_upload].status == "unchanged")) {
+      // The indexed file is kept as its document's, in the collection (server/document_files.h).
+      KOTAE_TRY(lease->query(
+          "INSERT INTO document_files(collection_id, path, bytes) "
+          "SELECT k.id, $5, u.bytes FROM uploads u JOIN collections k ON k.tenant = $3 AND k.name = $4 "
+          "WHERE u.job_id = $1 AND u.file = $2 "
+          "ON CONFLICT (collection_id, path) DO UPDATE SET bytes = excluded.bytes",
+          store::PgParams().add(job_id).add(file).add(job.tenant).add(job.collection).add(job.files[*drop_upload].name)));
+    }
+    KOTAE_TRY(lease->query("DELETE FROM uploads WHERE job_id = $1 AND file = $2", store::PgParams().add(job_id).add(file)));
   }
   KOTAE_TRY(transaction.commit());
   return std::optional<JobStatus>(std::move(job));

@@ -12,6 +12,7 @@
 #include "server/ask_tasks.h"
 #include "server/collection_registry.h"
 #include "server/conversation_store.h"
+#include "server/document_files.h"
 #include "server/ingest_jobs.h"
 #include "server/queued_jobs.h"
 #include "server/shared_job_records.h"
@@ -26,6 +27,7 @@ struct ServerContext {
   std::unique_ptr<ModelPool> models;             // set once, before `ready`
   std::unique_ptr<CollectionRegistry> collections;
   std::unique_ptr<ConversationStore> conversations;  // set at start
+  std::unique_ptr<DocumentFiles> document_files;      // set at start
   std::unique_ptr<IngestJobs> jobs;
   std::shared_ptr<SharedJobRecords> shared_jobs;  // over a shared store: every replica's jobs
   std::shared_ptr<QueuedJobs> queued_jobs;        // with a work queue: uploads go to the workers

@@ -192,11 +192,12 @@ class PostgresCatalog final : public Catalog {
 
   Result<std::uintmax_t> stored_bytes(const std::string& tenant, const std::string& name) override {
     auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-    auto rows = KOTAE_TRY_VALUE(lease->query(
-        "SELECT coalesce(sum(d.stored_bytes), 0)::bigint FROM documents d JOIN collections k ON k.id = d.collection_id "
-        "WHERE k.tenant = $1 AND k.name = $2",
+    auto rows = KOTAE_TRY_VALUE(lease->query(  // its documents' rows and the uploaded files kept with them
+        "SELECT ((SELECT coalesce(sum(d.stored_bytes), 0) FROM documents d WHERE d.collection_id = k.id) + "
+        "(SELECT coalesce(sum(octet_length(f.bytes)), 0) FROM document_files f WHERE f.collection_id = k.id))::bigint "
+        "FROM collections k WHERE k.tenant = $1 AND k.name = $2",
         PgParams().add(tenant).add(name)));
-    return static_cast<std::uintmax_t>(rows.int64(0, 0));
+    return rows.rows() ? static_cast<std::uintmax_t>(rows.int64(0, 0)) : 0;
   }
 
  private:

@@ -194,8 +194,22 @@ def ingestion(checks, binary, data, work, pg, redis):
                  events.get("status") == 200 and states[:1] == ["queued"] and states[-1] == "succeeded", states)
     seen = wait_for(lambda: bool(search(b.port, "zanzibarite crane", "notes", "bm25", headers=alice)[1]), 10)
     checks.check("indexed by the worker, found on the other replica", seen is not None, seen)
-    checks.check("the upload's bytes leave PostgreSQL once indexed",
+    checks.check("the upload's bytes leave the queue's table once indexed",
                  pg.sql("SELECT count(*) FROM uploads WHERE job_id = '%s'" % job) == "0")
+    # ... and stay as the document's file, shown by every replica to its tenant only.
+    _, listed = json_request(b.port, "GET", "/v1/collections/notes/documents", None, alice)
+    harbour = "/v1/collections/notes/documents/%d" % [d for d in listed["data"] if d["path"] == "harbour.md"][0]["id"]
+    status, body, _ = request(b.port, "GET", harbour + "/file", None, alice)
+    checks.check("the indexed file is kept in PostgreSQL and served by the other replica",
+                 status == 200 and body == b"# Harbour\n\nThe zanzibarite crane lifts the boats.", (status, body[:80]))
+    checks.check("... never to another tenant", request(b.port, "GET", harbour + "/file", None, bob)[0] == 404)
+    _, described = json_request(a.port, "GET", "/v1/collections/notes", None, alice)
+    checks.check("... and counted in the collection's size", described["size_bytes"] >= int(pg.sql(
+        "SELECT sum(octet_length(bytes)) FROM document_files") or 0) > 0, described["size_bytes"])
+    status, _ = json_request(a.port, "DELETE", harbour, None, alice)
+    checks.check("deleting the document deletes its kept file", status == 200 and
+                 pg.sql("SELECT count(*) FROM document_files WHERE path = 'harbour.md'") == "0" and
+                 request(b.port, "GET", harbour + "/file", None, alice)[0] == 404)
     worker_port = log_events(work, "w1", "listening")[0]["port"]
     status, body, _ = request(worker_port, "GET", "/metrics")
     checks.check("the worker's /metrics: files indexed, queue figures",

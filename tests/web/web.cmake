@@ -7,3 +7,5 @@ add_test(NAME WebTest.BrowserEndToEnd
          COMMAND ${KOTAE_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/web/browser_test.mjs $<TARGET_FILE:kotae>
                  ${PROJECT_SOURCE_DIR}/web ${PROJECT_SOURCE_DIR}/examples/docs ${CMAKE_CURRENT_BINARY_DIR}/web-e2e)
 set_tests_properties(WebTest.BrowserEndToEnd PROPERTIES TIMEOUT 600)
+add_test(NAME WebTest.PageWeightWithinBudget
+         COMMAND ${KOTAE_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/web/page_weight_test.mjs ${PROJECT_BINARY_DIR}/server/web_assets.json)

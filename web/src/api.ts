@@ -15,13 +15,23 @@ export interface Job {
   progress: { files_done: number; files_total: number; chunks: number; bytes_done: number; bytes_total: number };
 }
 export interface Source {
-  number: number; chunk_id: number; document: string; title: string; page_first: number; page_last: number;
-  start: number; end: number; relevance: number; score: number; heading_path: string[]; text: string;
+  number: number; chunk_id: number; document_id: number; document: string; title: string; format: string;
+  page_first: number; page_last: number; start: number; end: number; relevance: number; score: number;
+  heading_path: string[]; text: string;
 }
 export interface Citation {
-  number: number; chunk_id: number; document: string; title: string; page: number | null;
-  start: number; end: number; text: string; answer_start: number; answer_end: number;
+  number: number; chunk_id: number; document_id: number; document: string; title: string; format: string;
+  page: number | null; page_last: number | null; start: number; end: number; text: string;
+  answer_start: number; answer_end: number;
 }
+export interface SearchHit {
+  rank: number; score: number; chunk_id: number; document_id: number; document: string; title: string; format: string;
+  page_first: number; page_last: number; heading_path: string[]; span: [number, number]; text: string;
+}
+export interface ConversationSummary { id: string; collection: string; title: string; created_at: number; updated_at: number; turns: number }
+export interface StoredTurn { question: string; answer: string; sources: Source[]; citations: Citation[]; created_at: number }
+export interface Conversation extends Omit<ConversationSummary, "turns"> { turns: StoredTurn[] }
+export interface Model { id: string; kind: string; alias_of?: string }
 export type Timings = Record<string, number>;
 export interface Answer {
   answer: string; backend: string; citations: Citation[]; sources: Source[]; timings_ms: Timings;
@@ -65,11 +75,31 @@ export class Api {
   }
 
   collections(): Promise<{ data: Collection[] }> { return this.json("GET", "/v1/collections"); }
-  createCollection(name: string): Promise<Collection> { return this.json("POST", "/v1/collections", { name }); }
+  createCollection(name: string, embedder: string): Promise<Collection> {
+    return this.json("POST", "/v1/collections", embedder ? { name, embedder } : { name });
+  }
   deleteCollection(name: string): Promise<unknown> { return this.json("DELETE", `/v1/collections/${enc(name)}`); }
   documents(name: string): Promise<{ data: DocumentInfo[] }> { return this.json("GET", `/v1/collections/${enc(name)}/documents`); }
   deleteDocument(name: string, id: number): Promise<unknown> { return this.json("DELETE", `/v1/collections/${enc(name)}/documents/${id}`); }
   job(id: string): Promise<Job> { return this.json("GET", `/v1/jobs/${enc(id)}`); }
+  models(): Promise<{ data: Model[] }> { return this.json("GET", "/v1/models"); }
+  search(body: Record<string, unknown>): Promise<{ hits: SearchHit[] }> { return this.json("POST", "/v1/search", body); }
+
+  documentText(collection: string, id: number): Promise<{ text: string }> {
+    return this.json("GET", `/v1/collections/${enc(collection)}/documents/${id}/text`);
+  }
+  async documentFile(collection: string, id: number): Promise<ArrayBuffer> {
+    return await (await this.send("GET", `/v1/collections/${enc(collection)}/documents/${id}/file`)).arrayBuffer();
+  }
+
+  conversations(collection: string): Promise<{ data: ConversationSummary[] }> {
+    return this.json("GET", `/v1/conversations?collection=${enc(collection)}`);
+  }
+  conversation(id: string): Promise<Conversation> { return this.json("GET", `/v1/conversations/${enc(id)}`); }
+  renameConversation(id: string, title: string): Promise<ConversationSummary> {
+    return this.json("PATCH", `/v1/conversations/${enc(id)}`, { title });
+  }
+  deleteConversation(id: string): Promise<unknown> { return this.json("DELETE", `/v1/conversations/${enc(id)}`); }
 
   async upload(collection: string, files: File[]): Promise<Job> {
     const form = new FormData();

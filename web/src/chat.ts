@@ -1,28 +1,30 @@
 // The conversation: questions go to POST /v1/ask with "stream": true; the answer's tokens appear as
-// they come, then its citations become buttons that open the source panel, and a details block shows
-// the back-end, the retrieval mode, the cache and a timeline of the stages.
+// they come, then it is rendered as sanitised Markdown with its citations as buttons that open the
+// source panel, and a details block shows the back-end, the retrieval mode, the cache and a timeline
+// of the stages. Conversations are kept by the server; this browser remembers which one was open.
+// In search mode the same box lists search hits instead.
 
-import { Api, ApiError, type Answer, type Citation, type Source, type Timings } from "./api";
+import { Api, ApiError, type Answer, type Citation, type Conversation, type Source, type Timings } from "./api";
 import { byId, formatMs, h } from "./dom";
+import { renderMarkdown } from "./markdown";
+import { showHits } from "./search_view";
 import { remember, type Settings } from "./settings";
-import { SourcePanel } from "./source_panel";
-import { splitAtMarkers } from "./text_spans";
-
-interface Turn { question: string; answer: Answer; mode: string }
+import { citationSpan, SourcePanel } from "./source_panel";
 
 const stages = ["embed", "retrieve", "rerank", "generate"] as const;
 
 export class Chat {
   private collection: string | null = null;
   private conversationId = "";
-  private turns: Turn[] = [];
+  private searching = false;
   private running: AbortController | null = null;
   private readonly messages = byId<HTMLOListElement>("messages");
   private readonly question = byId<HTMLTextAreaElement>("question");
   private readonly button = byId<HTMLButtonElement>("ask-button");
 
   constructor(private readonly api: Api, private readonly settings: () => Settings,
-              private readonly panel: SourcePanel, private readonly report: (error: unknown) => void) {
+              private readonly panel: SourcePanel, private readonly report: (error: unknown) => void,
+              private readonly changed: (conversationId: string) => void) {
     byId<HTMLFormElement>("ask-form").addEventListener("submit", e => {
       e.preventDefault();
       if (this.running) this.running.abort();
@@ -35,43 +37,75 @@ export class Chat {
       }
     });
     byId("new-conversation").addEventListener("click", () => { this.reset(); this.question.focus(); });
+    for (const [id, searching] of [["mode-ask", false], ["mode-search", true]] as const) {
+      byId(id).addEventListener("click", () => this.setSearching(searching));
+    }
   }
 
-  // Each collection keeps its own conversation in this browser.
+  get conversation(): string { return this.conversationId; }
+
+  private setSearching(searching: boolean): void {
+    this.searching = searching;
+    byId("mode-ask").setAttribute("aria-pressed", String(!searching));
+    byId("mode-search").setAttribute("aria-pressed", String(searching));
+    this.button.textContent = searching ? "Search" : "Ask";
+    this.question.placeholder = searching ? "Search the documents (Enter to search)"
+      : "Ask a question about the documents (Enter to send, Shift+Enter for a new line)";
+  }
+
+  // Each collection reopens the conversation this browser had open in it, as the server keeps it.
   open(collection: string | null): void {
     if (collection === this.collection) return;
     this.running?.abort();
     this.collection = collection;
     byId("chat-collection").textContent = collection ?? "";
     this.question.disabled = this.button.disabled = !collection;
-    const saved = collection ? remember.get(`conversation.${collection}`) : null;
-    const parsed = saved ? JSON.parse(saved) as { id: string; turns: Turn[] } : { id: "", turns: [] };
-    this.conversationId = parsed.id;
-    this.turns = parsed.turns;
+    this.conversationId = "";
     this.messages.replaceChildren();
     if (!collection) this.messages.append(h("li", { class: "empty" }, "Create or pick a collection, add documents, then ask."));
-    for (const turn of this.turns) {
+    const saved = collection ? remember.get(`conversation.${collection}`) : null;
+    if (saved) void this.resume(saved);
+  }
+
+  // A stored conversation, shown turn by turn; the next question follows it up.
+  async resume(id: string): Promise<void> {
+    let stored: Conversation;
+    try {
+      stored = await this.api.conversation(id);
+    } catch (e) {
+      if (!(e instanceof ApiError && e.status === 404)) this.report(e);
+      if (this.collection) remember.set(`conversation.${this.collection}`, null);
+      return;
+    }
+    if (stored.collection !== this.collection) return;
+    this.running?.abort();
+    this.conversationId = stored.id;
+    this.remember();
+    this.messages.replaceChildren();
+    for (const turn of stored.turns) {
       this.messages.append(userMessage(turn.question));
       const item = assistantMessage();
       this.messages.append(item);
-      this.renderAnswer(item, turn.answer, turn.mode);
+      this.renderAnswer(item, { answer: turn.answer, citations: turn.citations, sources: turn.sources }, null);
     }
     this.messages.scrollTop = this.messages.scrollHeight;
+    this.changed(this.conversationId);
   }
 
-  private reset(): void {
+  reset(): void {
     this.running?.abort();
     this.conversationId = "";
-    this.turns = [];
-    this.save();
+    this.remember();
     this.messages.replaceChildren();
+    this.changed("");
   }
 
-  private save(): void {
-    if (this.collection) remember.set(`conversation.${this.collection}`, JSON.stringify({ id: this.conversationId, turns: this.turns.slice(-20) }));
+  private remember(): void {
+    if (this.collection) remember.set(`conversation.${this.collection}`, this.conversationId || null);
   }
 
   async ask(question: string): Promise<void> {
+    if (this.searching) return this.search(question);
     if (!question || !this.collection) return;
     const collection = this.collection, s = this.settings();
     this.question.value = "";
@@ -115,17 +149,17 @@ export class Chat {
         }
       }
       if (!answer) throw new ApiError(0, "incomplete", "The answer stopped before it was complete.");
-      this.turns.push({ question, answer, mode: s.mode });
-      this.save();
+      this.remember();
       this.renderAnswer(item, answer, s.mode);
+      this.changed(this.conversationId);
     } catch (e) {
       item.classList.remove("streaming");
       if (e instanceof DOMException && e.name === "AbortError") {
         item.append(h("p", { class: "hint" }, "Stopped."));
       } else {
         if (e instanceof ApiError && e.code === "not_found" && /conversation/.test(e.message)) {
-          this.conversationId = "";  // expired on the server: the next question starts afresh
-          this.save();
+          this.conversationId = "";  // deleted meanwhile: the next question starts afresh
+          this.remember();
         }
         item.append(h("p", { class: "error" }, e instanceof Error ? e.message : String(e)));
         this.report(e);
@@ -137,15 +171,35 @@ export class Chat {
     }
   }
 
-  private renderAnswer(item: HTMLElement, answer: Answer, mode: string): void {
+  private async search(query: string): Promise<void> {
+    if (!query || !this.collection) return;
+    const s = this.settings();
+    this.question.value = "";
+    this.messages.querySelector(".empty")?.remove();
+    this.messages.append(userMessage(query));
+    const item = h("li", { class: "message search" }, h("p", { class: "who" }, "Search"));
+    this.messages.append(item);
+    try {
+      const result = await this.api.search({ collection: this.collection, query, mode: s.mode, k: s.k, rerank: s.rerank });
+      showHits(item, query, result.hits, (span, opener) => void this.panel.show(span, opener));
+    } catch (e) {
+      item.append(h("p", { class: "error" }, e instanceof Error ? e.message : String(e)));
+      this.report(e);
+    }
+    this.messages.scrollTop = this.messages.scrollHeight;
+  }
+
+  private renderAnswer(item: HTMLElement, answer: Pick<Answer, "answer" | "citations" | "sources"> & Partial<Answer>,
+                       mode: string | null): void {
     item.classList.remove("streaming");
     const text = item.querySelector(".text")!;
-    const citations = answer.citations ?? [];
-    const parts = splitAtMarkers(answer.answer, citations.map((c, i) => ({ start: c.answer_start, end: c.answer_end, number: i })));
-    text.replaceChildren(...parts.map(p => typeof p === "string" ? p : citeButton(citations[p.number]!, answer.sources, this.panel)));
+    const citations = answer.citations ?? [], sources = answer.sources ?? [];
+    const markers = citations.map((c, i) => ({ start: c.answer_start, end: c.answer_end, number: i }));
+    text.classList.add("markdown");
+    text.replaceChildren(renderMarkdown(answer.answer, markers, i => citeButton(citations[i]!, sources, this.panel)));
     if (!answer.answer.trim()) text.textContent = "No answer: nothing relevant was found in the collection.";
     item.querySelector(".details")?.remove();
-    item.append(details(answer, mode));
+    if (mode && answer.backend) item.append(details(answer as Answer, mode));
   }
 }
 
@@ -164,7 +218,7 @@ function citeButton(citation: Citation, sources: Source[], panel: SourcePanel): 
     "aria-label": `Source ${citation.number}: ${citation.title || citation.document}${page}`,
     title: `${citation.title || citation.document}${page}`,
   }, `${citation.number}`);
-  button.addEventListener("click", () => panel.show(citation, sources, button));
+  button.addEventListener("click", () => void panel.show(citationSpan(citation, sources), button, sources));
   return button;
 }
 

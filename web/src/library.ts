@@ -82,7 +82,7 @@ export class Library {
     const name = input.value.trim();
     if (!name) return;
     try {
-      await this.api.createCollection(name);
+      await this.api.createCollection(name, byId<HTMLSelectElement>("new-embedder").value);
       input.value = "";
       this.current = name;
       await this.refresh();

@@ -1,9 +1,12 @@
-// Kotae's web page: wires the library (collections, documents, uploads), the chat and the source
-// panel to the API, keeps the settings, and tells the user plainly when something fails.
+// Kotae's web page: wires the library (collections, documents, uploads), the saved conversations, the
+// chat and the source panel to the API, keeps the settings, and tells the user plainly when something
+// fails. What can be chosen (embedders, back-ends and their models, the reranker) is what the server
+// reports.
 
-import { Api, ApiError, type Backend } from "./api";
+import { Api, ApiError, type Backend, type Model } from "./api";
 import { byId, h } from "./dom";
 import { Chat } from "./chat";
+import { ConversationList } from "./conversation_list";
 import { Library } from "./library";
 import { loadSettings, saveSettings, type Settings } from "./settings";
 import { SourcePanel } from "./source_panel";
@@ -26,9 +29,10 @@ function setServerState(text: string, state: "ok" | "down" | "") {
   element.className = `server-state ${state}`;
 }
 
-const panel = new SourcePanel();
-const chat = new Chat(api, () => settings, panel, report);
-const library = new Library(api, report, name => chat.open(name));
+const panel = new SourcePanel(api, () => library.current);
+const conversations = new ConversationList(api, report, id => void chat.resume(id), id => { if (chat.conversation === id) chat.reset(); });
+const chat = new Chat(api, () => settings, panel, report, id => void conversations.refresh(library.current, id));
+const library = new Library(api, report, name => { chat.open(name); void conversations.refresh(name, chat.conversation); });
 
 // Narrow screens show the library on demand.
 const toggle = byId("toggle-library");
@@ -41,6 +45,7 @@ toggle.addEventListener("click", () => {
 const dialog = byId<HTMLDialogElement>("settings");
 const field = <T extends HTMLInputElement | HTMLSelectElement>(id: string) => byId<T>(id);
 let backends: Backend[] = [];
+let models: Model[] = [];
 
 function fillSettings(): void {
   field<HTMLSelectElement>("set-mode").value = settings.mode;
@@ -49,7 +54,10 @@ function fillSettings(): void {
   const select = field<HTMLSelectElement>("set-backend");
   select.replaceChildren(h("option", { value: "" }, "Server's default order"),
     ...backends.map(b => h("option", { value: backendName(b.name), disabled: !b.available },
-      b.available ? b.name : `${b.name} (unavailable: ${b.reason})`)));
+      b.available ? `${b.name}${generatorOf(b.name)}` : `${b.name} (unavailable: ${b.reason})`)));
+  const reranker = models.find(m => m.kind === "rerank" && !m.alias_of);
+  byId("rerank-model").textContent = reranker ? reranker.id : "the cross-encoder (none loaded)";
+  field<HTMLInputElement>("set-rerank").disabled = !reranker;
   select.value = settings.backend;
   field<HTMLInputElement>("set-max-tokens").value = String(settings.max_tokens);
   field<HTMLInputElement>("set-temperature").value = String(settings.temperature);
@@ -58,7 +66,23 @@ function fillSettings(): void {
 
 // /readyz names the llama.cpp back-end as the library; requests name it "llama".
 const backendName = (name: string) => (name === "llama.cpp" ? "llama" : name);
+// A generator's model id starts with its back-end's name ("llama.cpp:…", "openai:…").
+const generatorOf = (backend: string) => {
+  const model = models.find(m => m.kind === "chat" && !m.alias_of && m.id.startsWith(`${backend}:`));
+  return model ? ` · ${model.id.slice(backend.length + 1)}` : "";
+};
 
+// The installed embedders, for a new collection.
+async function loadModels(): Promise<void> {
+  try {
+    models = (await api.models()).data;
+  } catch (e) {
+    report(e);
+    return;
+  }
+  byId("new-embedder").replaceChildren(h("option", { value: "" }, "Server's default"),
+    ...models.filter(m => m.kind === "embedding" && !m.alias_of).map(m => h("option", { value: m.id }, m.id)));
+}
 byId("open-settings").addEventListener("click", () => { fillSettings(); dialog.showModal(); });
 dialog.addEventListener("close", () => {
   if (dialog.returnValue !== "save") return;
@@ -73,7 +97,7 @@ dialog.addEventListener("close", () => {
     api_key: field<HTMLInputElement>("set-api-key").value.trim(),
   };
   saveSettings(settings);
-  if (keyChanged) void library.refresh();
+  if (keyChanged) void Promise.all([library.refresh(), loadModels()]);
 });
 
 // The server answers /healthz at once and /readyz once its models are warm; the page waits for that.
@@ -98,4 +122,4 @@ async function watchServer(): Promise<void> {
   }
 }
 
-void watchServer().then(() => library.refresh());
+void watchServer().then(() => Promise.all([library.refresh(), loadModels()]));
