@@ -72,6 +72,18 @@ Result<std::optional<std::string>> DocumentFiles::read_shared(const ServedCollec
   return std::optional<std::string>(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
+Result<void> DocumentFiles::keep(const ServedCollection& collection, const std::string& name, const fs::path& path) const {
+  auto file = read_disk(path);
+  if (!file.bytes) return make_error(ErrorCode::io, file.missing_because);
+  auto lease = KOTAE_TRY_VALUE(shared_->acquire());
+  KOTAE_TRY(lease->query(
+      "INSERT INTO document_files(collection_id, path, bytes) SELECT k.id, $3, $4 FROM collections k "
+      "WHERE k.tenant = $1 AND k.name = $2 ON CONFLICT (collection_id, path) DO UPDATE SET bytes = excluded.bytes",
+      store::PgParams().add(collection.tenant).add(collection.name).add(name)
+          .add_bytes(std::as_bytes(std::span(file.bytes->data(), file.bytes->size())))));
+  return {};
+}
+
 Result<void> DocumentFiles::forget(const ServedCollection& collection, const store::DocumentRecord& document) const {
   if (!uploaded(document) || !plain_name(document.path)) return {};
   std::error_code ignored;  // one never kept here is no error

@@ -29,6 +29,8 @@ class DocumentFiles {
   explicit DocumentFiles(std::shared_ptr<store::PgPool> shared = nullptr) : shared_(std::move(shared)) {}
 
   Result<OriginalFile> read(const ServedCollection& collection, const store::DocumentRecord& document) const;
+  // Over PostgreSQL: keeps an upload this replica indexed as its document's file (see IngestJobs).
+  Result<void> keep(const ServedCollection& collection, const std::string& name, const std::filesystem::path& file) const;
   // Forgets an upload's kept copy, as its document is removed.
   Result<void> forget(const ServedCollection& collection, const store::DocumentRecord& document) const;
 

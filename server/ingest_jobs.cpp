@@ -376,6 +376,11 @@ void IngestJobs::run(Job& job) {
       fs::remove(*stored, ec);  // keep only what the collection holds
     }
     if (observer_ && report.status == rag::FileStatus::indexed) observer_(report.bytes, report.chunks, seconds);
+    if (keeper_ && report.status != rag::FileStatus::failed) {
+      if (auto kept = keeper_(c, name, *stored); !kept) {  // indexed all the same; only this replica can show it
+        log_event("upload_not_shared", {{"file", name}, {"reason", kept.error().message}}, LogLevel::warn);
+      }
+    }
     update([&](JobStatus& s) {
       s.files[i].status = rag::to_string(report.status);
       s.files[i].chunks = report.chunks;

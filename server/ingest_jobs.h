@@ -58,6 +58,9 @@ struct IngestJobsOptions {
 
 // Receives every indexed file's byte and chunk counts (metrics).
 using IngestObserver = std::function<void(std::uint64_t bytes, std::size_t chunks, double seconds)>;
+// Keeps an indexed upload (its name in the collection, its file here) where every replica finds it.
+using FileKeeper = std::function<Result<void>(const ServedCollection& collection, const std::string& name,
+                                              const std::filesystem::path& file)>;
 
 class IngestJobs {
  public:
@@ -82,6 +85,7 @@ class IngestJobs {
   std::size_t active(const std::string& tenant) const;  // queued or running
   std::optional<JobStatus> cancel(const std::string& id, const std::string& tenant);
   void set_observer(IngestObserver observer) { observer_ = std::move(observer); }
+  void set_keeper(FileKeeper keeper) { keeper_ = std::move(keeper); }
   // Over a shared store (before any job is submitted or recovered): every record saved is published
   // there too, and a cancel asked of another replica is heard before each file.
   void share_records(std::shared_ptr<SharedJobRecords> shared) { shared_ = std::move(shared); }
@@ -117,6 +121,7 @@ class IngestJobs {
   bool stopping_ = false;
   std::size_t workers_left_ = 0;
   IngestObserver observer_;
+  FileKeeper keeper_;
   std::shared_ptr<SharedJobRecords> shared_;
   std::vector<std::thread> threads_;
 };

@@ -228,6 +228,9 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     if (s.catalog->shared()) {
       s.context.shared_jobs = std::make_shared<SharedJobRecords>(s.shared_pool, replica_name());
       s.context.jobs->share_records(s.context.shared_jobs);
+      s.context.jobs->set_keeper([&s](const ServedCollection& c, const std::string& name, const std::filesystem::path& file) {
+        return s.context.document_files->keep(c, name, file);
+      });
     }
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
       s.context.metrics.ingested(bytes, chunks, seconds);

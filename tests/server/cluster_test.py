@@ -155,6 +155,11 @@ def replicas(checks, binary, data, work, pg):
     # Within a second is bench/cluster's target (propagation p99); a test only bounds it loosely, so a
     # slow or loaded machine does not fail it, while a replica that does not follow does.
     checks.check("B finds what A committed (within 5 s; measured)", seen is not None and seen <= 5.0, "%s s" % seen)
+    _, listed = json_request(b.port, "GET", "/v1/collections/faq/documents")
+    kept = [d["id"] for d in listed["data"] if d["path"] == "lighthouse.md"]
+    status, body, _ = request(b.port, "GET", "/v1/collections/faq/documents/%d/file" % kept[0]) if kept else (None, b"", {})
+    checks.check("B serves the file A indexed (kept in PostgreSQL)",
+                 status == 200 and body == b"# Lighthouse\n\nThe zyxwarble lens of the lighthouse turns nightly.", (status, body[:80]))
 
     # Jobs: a job submitted to A is seen, and can be cancelled, through B (a load balancer may send the
     # poll anywhere).
