@@ -2,7 +2,7 @@
 //   POST   /v1/collections                          create {name, embedder?, chunk_tokens?, overlap_tokens?}
 //   GET    /v1/collections                          list
 //   GET    /v1/collections/{name}                   describe
-//   DELETE /v1/collections/{name}                   delete, with everything in it
+//   DELETE /v1/collections/{name}                   delete, with everything in it (its conversations too)
 //   GET    /v1/collections/{name}/documents         list documents
 //   DELETE /v1/collections/{name}/documents/{id}    remove one document
 
@@ -61,6 +61,7 @@ void add_collection_routes(Router& router, ServerContext& context) {
   router.add("DELETE", "/v1/collections/{name}", [&context](Call& call) {
     const auto& name = call.request.path_params.at("name");
     ok_or_throw(context.collections->remove(call.tenant, name));
+    ok_or_throw(context.conversations->remove_collection(call.tenant, name));  // they quote its documents
     call.responder->send(json_response(200, {{"name", name}, {"object", "collection"}, {"deleted", true}}));
   });
 
