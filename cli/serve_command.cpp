@@ -56,7 +56,8 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
        "open connections from one client address");
   flag("--cors-origin", o.cors_origins, "KOTAE_CORS_ORIGIN", "origins whose web pages may call the API (CORS); none by default");
   flag("--conversations-per-tenant", o.conversations_per_tenant, "KOTAE_CONVERSATIONS_PER_TENANT",
-       "conversations kept per tenant for follow-ups (the least recently used go first)")->check(CLI::Range(1, 1000000));
+       "conversations stored per tenant (they do not expire; beyond this the least recently updated go)")
+      ->check(CLI::Range(1, 1000000));
   flag("--finished-jobs-per-tenant", o.ingest.finished_kept, "KOTAE_FINISHED_JOBS_PER_TENANT",
        "finished ingestion jobs kept per tenant")->check(CLI::Range(1, 1000000));
   flag("--ingest-threads", o.ingest.threads, "KOTAE_INGEST_THREADS", "ingestion jobs running at once")->check(CLI::Range(1, 64));

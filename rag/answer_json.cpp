@@ -37,6 +37,31 @@ nlohmann::json sources_json(std::span<const Source> sources) {
   return out;
 }
 
+Result<std::vector<Source>> sources_from_json(const nlohmann::json& sources) {
+  if (!sources.is_array()) return make_error(ErrorCode::corrupt, "sources are not a JSON array");
+  std::vector<Source> out;
+  try {
+    for (const auto& j : sources) {
+      Source& s = out.emplace_back();
+      j.at("number").get_to(s.number);
+      j.at("chunk_id").get_to(s.chunk_id);
+      j.at("document").get_to(s.document);
+      j.at("title").get_to(s.title);
+      j.at("page_first").get_to(s.page_first);
+      j.at("page_last").get_to(s.page_last);
+      j.at("start").get_to(s.begin);
+      j.at("end").get_to(s.end);
+      j.at("relevance").get_to(s.relevance);
+      j.at("score").get_to(s.score);
+      j.at("heading_path").get_to(s.heading_path);
+      j.at("text").get_to(s.text);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    return make_error(ErrorCode::corrupt, std::string("a source is not as sources_json writes it: ") + e.what());
+  }
+  return out;
+}
+
 nlohmann::json citations_json(std::span<const Citation> citations) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& c : citations) out.push_back(to_json(c));

@@ -4,6 +4,9 @@
 // timings, done (the whole answer); an error after the stream began is an "error" event.
 // With "async": true the answer is 202 {id, status}; GET /v1/tasks/{id} (on any replica, with a work
 // queue) gives the status, then the answer as POST /v1/ask returns it (server/ask_tasks.h).
+// Each answered question is a turn of its conversation (conversation_id; a new one without it), stored
+// before the answer goes out (server/conversation_store.h), so a follow-up may go to any replica, at
+// any later time.
 
 #include <chrono>
 #include <optional>
@@ -11,6 +14,7 @@
 #include "core/random_id.h"
 #include "rag/answer_json.h"
 #include "server/ask_request.h"
+#include "server/conversation_request.h"
 #include "server/json_body.h"
 #include "core/log.h"
 #include "server/search_request.h"
@@ -22,31 +26,50 @@ namespace {
 
 struct AskCall {
   std::string question;
+  std::string tenant;
   std::shared_ptr<ServedCollection> collection;
-  std::string conversation_id;
-  std::shared_ptr<StoredConversation> conversation;
+  bool follow_up = false;             // a conversation_id was given
+  ConversationRecord conversation;    // as stored before this question (a new one: its id alone)
+  rag::Conversation history;          // what the question builds on, rebuilt from the stored turns
   rag::AnswerOptions options;
   std::vector<rag::AnswerBackend> backends;
+
+  const std::string& conversation_id() const { return conversation.summary.id; }
 };
 
 AskCall read_ask(const nlohmann::json& body, const Call& call, ServerContext& context) {
   auto request = read_ask_request(body, context.limits, context.models->backends().order);
   AskCall ask;
   ask.question = std::move(request.question);
+  ask.tenant = call.tenant;
   ask.collection = value_or_throw(context.collections->get(call.tenant, request.collection));
   ask.options = std::move(request.options);
   ask.backends = std::move(request.backends);
-  ask.conversation_id = std::move(request.conversation_id);
-  if (ask.conversation_id.empty()) {
-    std::tie(ask.conversation_id, ask.conversation) = context.conversations->create(call.tenant, ask.collection->name);
-  } else {
-    ask.conversation = context.conversations->find(ask.conversation_id, call.tenant);
-    if (!ask.conversation) throw ApiError{404, "not_found", "no conversation '" + ask.conversation_id + "' (it may have expired)"};
-    if (ask.conversation->collection != ask.collection->name) {
-      throw bad_request("conversation '" + ask.conversation_id + "' is about collection '" + ask.conversation->collection + "'");
-    }
-  }
+  ask.follow_up = !request.conversation_id.empty();
+  ask.conversation.summary.id = ask.follow_up ? conversation_id(request.conversation_id) : random_id("conv_");
+  ask.conversation.summary.collection = ask.collection->name;
   return ask;
+}
+
+// A follow-up's conversation from the store (whichever replica answered before, whenever), and the
+// history its question builds on.
+void load_conversation(AskCall& ask, ServerContext& context) {
+  const std::string& id = ask.conversation_id();
+  auto stored = value_or_throw(context.conversations->get(ask.tenant, id));
+  if (!stored) throw unknown_conversation(id);
+  if (stored->summary.collection != ask.collection->name) {
+    throw bad_request("conversation '" + id + "' is about collection '" + stored->summary.collection + "'");
+  }
+  if (stored->summary.turns >= ConversationStore::kMaxTurns) {
+    throw bad_request("conversation '" + id + "' has " + std::to_string(stored->summary.turns) +
+                      " turns, the most one may have: start a new one");
+  }
+  if (const std::size_t bytes = stored->turns.dump().size(); bytes >= ConversationStore::kMaxStoredBytes) {
+    throw bad_request("conversation '" + id + "' holds " + std::to_string(bytes) +
+                      " bytes, the most one may: start a new one");
+  }
+  ask.history = value_or_throw(conversation_history(stored->turns));
+  ask.conversation = std::move(*stored);
 }
 
 nlohmann::json error_json(const ApiError& e) { return {{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}}; }
@@ -66,21 +89,23 @@ void keep(ServerContext& context, const nlohmann::json& record) {
   }
 }
 
-// One question at a time per conversation: a second one while the first is answered is refused (409)
-// rather than left holding a thread until it may go.
+// One question at a time per conversation (server/busy_conversations.h): a second one while the first
+// is answered is refused (409) rather than left holding a thread until it may go.
 class ConversationTurn {
  public:
-  explicit ConversationTurn(std::shared_ptr<StoredConversation> conversation) : conversation_(std::move(conversation)) {
-    if (conversation_->answering.exchange(true)) {
+  ConversationTurn(BusyConversations& busy, std::string tenant, std::string id)
+      : busy_(busy), tenant_(std::move(tenant)), id_(std::move(id)) {
+    if (!busy_.claim(tenant_, id_)) {
       throw ApiError{409, "conversation_busy", "this conversation is answering another question; ask after it"};
     }
   }
-  ~ConversationTurn() { conversation_->answering = false; }
+  ~ConversationTurn() { busy_.release(tenant_, id_); }
   ConversationTurn(const ConversationTurn&) = delete;
   ConversationTurn& operator=(const ConversationTurn&) = delete;
 
  private:
-  std::shared_ptr<StoredConversation> conversation_;
+  BusyConversations& busy_;
+  std::string tenant_, id_;
 };
 
 // A question from the moment its request is read until its answer is sent: the pipeline's callbacks
@@ -94,17 +119,48 @@ struct AskInFlight {
 
   nlohmann::json whole(const rag::Answer& a) const {
     auto json = rag::to_json(a, ask.question);
-    json["conversation_id"] = ask.conversation_id;
+    json["conversation_id"] = ask.conversation_id();
     json["collection"] = ask.collection->name;
     json["cache"] = a.cache;
     return json;
   }
-  // Metrics, and the conversation free for its next question.
-  void answered(ServerContext& context, const Result<rag::Answer>& a) {
-    turn.reset();
-    if (!a) return;
-    if (a->cache != "off") context.metrics.cache_lookup(a->cache == "hit");
-    context.metrics.answer(*a, a->cache == "hit");
+  // The answer as the conversation's next turn, stored before the client hears of it (its follow-up
+  // may come at once, to any replica). A turn that cannot be stored is logged; the answer still goes.
+  void record_turn(ServerContext& context, const rag::Answer& a) {
+    auto& c = ask.conversation;
+    const std::size_t before = c.turns.size();
+    const double now = unix_seconds();
+    c.turns.push_back(turn_json(ask.question, a, now));
+    c.summary.turns = c.turns.size();
+    c.summary.updated_at = now;
+    Result<bool> stored = true;
+    if (!ask.follow_up) {
+      c.summary.title = title_of_question(ask.question);
+      c.summary.created_at = now;
+      if (auto created = context.conversations->create(ask.tenant, c); !created) stored = created.error();
+    } else {
+      stored = context.conversations->update_turns(ask.tenant, c, before);
+    }
+    if (!stored || !*stored) {
+      log_event("conversation_turn_unrecorded",
+                {{"conversation", c.summary.id},
+                 {"reason", stored ? "deleted, or answered meanwhile on another replica" : stored.error().message}},
+                LogLevel::warn);
+    }
+  }
+  // After the answer: metrics; then, on the work pool (a store's round trip), the turn recorded and the
+  // conversation free for its next question before `reply` tells the client.
+  static void conclude(ServerContext& context, std::shared_ptr<AskInFlight> q, Result<rag::Answer> a,
+                       std::function<void(const Result<rag::Answer>&)> reply) {
+    if (a) {
+      if (a->cache != "off") context.metrics.cache_lookup(a->cache == "hit");
+      context.metrics.answer(*a, a->cache == "hit");
+    }
+    context.continuations()([&context, q = std::move(q), a = std::move(a), reply = std::move(reply)] {
+      if (a) q->record_turn(context, *a);
+      q->turn.reset();
+      reply(a);
+    });
   }
   static rag::AnswerSink events(std::shared_ptr<AskInFlight> self) {
     using Kind = rag::AnswerEvent::Kind;
@@ -113,7 +169,7 @@ struct AskInFlight {
       if (!std::exchange(self->streaming, true)) stream.begin_events({{"X-Kotae-Cache", e.answer->cache}});
       switch (e.kind) {
         case Kind::sources:
-          return stream.event("sources", dump({{"conversation_id", self->ask.conversation_id},
+          return stream.event("sources", dump({{"conversation_id", self->ask.conversation_id()},
                                             {"sources", rag::sources_json(e.answer->sources)}}));
         case Kind::token: return stream.event("token", dump({{"text", e.token}}));
         case Kind::restart: return stream.event("restart", "{}");
@@ -140,12 +196,8 @@ void add_ask_routes(Router& router, ServerContext& context) {
     q->out = call.responder;
     auto& ask = q->ask;
     on_behalf_of(ask.options.generation, call, async);
-    q->turn = std::make_unique<ConversationTurn>(ask.conversation);
-    auto& conversation = ask.conversation->conversation;
-    if (conversation.turns.size() >= ConversationStore::kMaxTurns) {
-      throw bad_request("conversation '" + ask.conversation_id + "' has " + std::to_string(conversation.turns.size()) +
-                        " turns, the most one may have: start a new one");
-    }
+    q->turn = std::make_unique<ConversationTurn>(context.busy_conversations, call.tenant, ask.conversation_id());
+    if (ask.follow_up) load_conversation(ask, context);
     // A first question may be answered from the cache (a follow-up depends on its conversation). The
     // scope names the collection's generation as it is now: a change meanwhile leaves the entry unreachable.
     if (bool_field(body, "cache", true)) {
@@ -157,14 +209,14 @@ void add_ask_routes(Router& router, ServerContext& context) {
     // `done` runs where the answer was finished (a model's thread, or here), once.
     auto answer = [&context, q](rag::AnswerSink sink, rag::AnswerDone done) {
       rag::AnswerPipeline pipeline(*q->ask.collection->encoder, context.models->cross_encoder(), q->ask.backends);
-      pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.conversation->conversation,
+      pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.history,
                          std::move(sink), std::move(done), context.continuations());
     };
 
     if (async) {
       // Accepted now, answered after the 202; what becomes of it is in its record.
       q->record = {{"id", random_id("ask_")}, {"object", "ask.task"}, {"tenant", call.tenant}, {"status", "queued"},
-                   {"collection", ask.collection->name}, {"conversation_id", ask.conversation_id},
+                   {"collection", ask.collection->name}, {"conversation_id", ask.conversation_id()},
                    {"created_at", unix_seconds()}};
       ok_or_throw(context.ask_tasks->put(q->record));
       auto accepted = json_response(202, task_json(q->record));
@@ -172,39 +224,42 @@ void add_ask_routes(Router& router, ServerContext& context) {
       call.responder->send(std::move(accepted));
       q->record["status"] = "running";
       keep(context, q->record);
-      return answer({}, [&context, q](Result<rag::Answer> a) {
-        q->answered(context, a);
-        if (a) {
-          q->record["answer"] = q->whole(*a);
-          q->record["status"] = "succeeded";
-        } else {
-          q->record["error"] = error_json(from_error(a.error()))["error"];
-          q->record["status"] = "failed";
-        }
-        q->record["finished_at"] = unix_seconds();
-        context.continuations()([&context, q] { keep(context, q->record); });  // a store's round trip
+      return answer({}, [&context, q](Result<rag::Answer> answered) {
+        AskInFlight::conclude(context, q, std::move(answered), [&context, q](const Result<rag::Answer>& a) {
+          if (a) {
+            q->record["answer"] = q->whole(*a);
+            q->record["status"] = "succeeded";
+          } else {
+            q->record["error"] = error_json(from_error(a.error()))["error"];
+            q->record["status"] = "failed";
+          }
+          q->record["finished_at"] = unix_seconds();
+          keep(context, q->record);
+        });
       });
     }
     if (!stream) {
-      return answer({}, [&context, q](Result<rag::Answer> a) {
-        q->answered(context, a);
-        if (!a) return q->out->send(error_response(from_error(a.error())));
-        auto response = json_response(200, q->whole(*a));
-        response.headers.emplace_back("X-Kotae-Cache", a->cache);
-        q->out->send(std::move(response));
+      return answer({}, [&context, q](Result<rag::Answer> answered) {
+        AskInFlight::conclude(context, q, std::move(answered), [q](const Result<rag::Answer>& a) {
+          if (!a) return q->out->send(error_response(from_error(a.error())));
+          auto response = json_response(200, q->whole(*a));
+          response.headers.emplace_back("X-Kotae-Cache", a->cache);
+          q->out->send(std::move(response));
+        });
       });
     }
-    answer(AskInFlight::events(q), [&context, q](Result<rag::Answer> a) {
-      q->answered(context, a);
-      if (!q->streaming) {  // failed before its first event: a plain error response, with its status
-        if (!a) return q->out->send(error_response(from_error(a.error())));
-      }
-      if (!a) {
-        q->out->event("error", dump(error_json(from_error(a.error()))));
-      } else {
-        q->out->event("done", dump(q->whole(*a)));
-      }
-      q->out->end_events();
+    answer(AskInFlight::events(q), [&context, q](Result<rag::Answer> answered) {
+      AskInFlight::conclude(context, q, std::move(answered), [q](const Result<rag::Answer>& a) {
+        if (!q->streaming) {  // failed before its first event: a plain error response, with its status
+          if (!a) return q->out->send(error_response(from_error(a.error())));
+        }
+        if (!a) {
+          q->out->event("error", dump(error_json(from_error(a.error()))));
+        } else {
+          q->out->event("done", dump(q->whole(*a)));
+        }
+        q->out->end_events();
+      });
     });
   });
 

@@ -2,7 +2,7 @@
 //   POST   /v1/collections                          create {name, embedder?, chunk_tokens?, overlap_tokens?}
 //   GET    /v1/collections                          list
 //   GET    /v1/collections/{name}                   describe
-//   DELETE /v1/collections/{name}                   delete, with everything in it
+//   DELETE /v1/collections/{name}                   delete, with everything in it (its conversations too)
 // Their documents: document_routes.cpp.
 
 #include "server/collection_request.h"
@@ -54,6 +54,7 @@ void add_collection_routes(Router& router, ServerContext& context) {
   router.add("DELETE", "/v1/collections/{name}", [&context](Call& call) {
     const auto& name = call.request.path_params.at("name");
     ok_or_throw(context.collections->remove(call.tenant, name));
+    ok_or_throw(context.conversations->remove_collection(call.tenant, name));  // they quote its documents
     call.responder->send(json_response(200, {{"name", name}, {"object", "collection"}, {"deleted", true}}));
   });
 }

@@ -1,57 +1,49 @@
 #pragma once
-// Conversations kept between requests, so a follow-up question (POST /v1/ask with a conversation_id)
-// keeps its source numbering and history. Bounded per tenant, so one tenant's conversations never push
-// out another's: beyond `per_tenant` the tenant's least recently used is dropped, and any unused for
-// `ttl` goes.
+// Where conversations are kept, per tenant, so a follow-up question (POST /v1/ask with a
+// conversation_id) goes on after a restart and on any replica, and GET /v1/conversations lists them:
+// a SQLite file in the data directory (server/local_conversations.h) or, over a shared store,
+// PostgreSQL's table `conversations` (server/shared_conversations.h). A conversation is stored once
+// its first question is answered and rewritten after each answer; they do not expire, but beyond
+// `per_tenant` a tenant's least recently updated go (never another tenant's). Every call names the
+// tenant: another tenant's conversation is as absent as one that never was.
 
-#include <atomic>
-#include <chrono>
-#include <list>
-#include <map>
-#include <memory>
-#include <mutex>
+#include <cstddef>
+#include <optional>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
-#include "rag/source.h"
+#include "core/result.h"
+#include "server/conversation_record.h"
 
 namespace kotae::server {
 
-struct StoredConversation {
-  std::string tenant;
-  std::string collection;
-  std::atomic<bool> answering = false;  // one question at a time per conversation
-  rag::Conversation conversation;
-};
-
 class ConversationStore {
  public:
-  static constexpr std::size_t kMaxTurns = 64;  // a conversation past this must start again
+  // A conversation at either limit must start again: the turns a prompt may build on, and what one
+  // stored conversation may take.
+  static constexpr std::size_t kMaxTurns = 64;
+  static constexpr std::size_t kMaxStoredBytes = 4 << 20;
 
-  ConversationStore(std::size_t per_tenant = 1000, std::chrono::seconds ttl = std::chrono::hours(1));
+  virtual ~ConversationStore() = default;
 
-  // A new conversation with a fresh random id.
-  std::pair<std::string, std::shared_ptr<StoredConversation>> create(const std::string& tenant, const std::string& collection);
-  // Null when unknown, expired, or another tenant's.
-  std::shared_ptr<StoredConversation> find(const std::string& id, const std::string& tenant);
-
- private:
-  using Clock = std::chrono::steady_clock;
-  struct Entry {
-    std::shared_ptr<StoredConversation> value;
-    Clock::time_point used;
-    std::list<std::string>::iterator position;
-  };
-  struct TenantConversations {
-    std::list<std::string> order;  // most recently used first
-    std::unordered_map<std::string, Entry> entries;
-  };
-  void evict_locked(TenantConversations& conversations);
-
-  std::size_t per_tenant_;
-  std::chrono::seconds ttl_;
-  std::mutex mutex_;
-  std::map<std::string, TenantConversations> tenants_;
+  // Stores a new conversation, then deletes the tenant's least recently updated beyond the bound.
+  virtual Result<void> create(const std::string& tenant, const ConversationRecord& record) = 0;
+  // Stores the turns (and updated_at) of a conversation that had `turns_before` turns; title and
+  // creation stay. false when it is gone, or another question was answered meanwhile (on another
+  // replica): nothing is written then.
+  virtual Result<bool> update_turns(const std::string& tenant, const ConversationRecord& record,
+                                    std::size_t turns_before) = 0;
+  virtual Result<std::optional<ConversationRecord>> get(const std::string& tenant, const std::string& id) = 0;
+  // Most recently updated first; `collection` empty: every collection's.
+  virtual Result<std::vector<ConversationSummary>> list(const std::string& tenant, const std::string& collection,
+                                                        std::size_t limit) = 0;
+  // Sets the title (and updated_at); nullopt when there is no such conversation.
+  virtual Result<std::optional<ConversationSummary>> rename(const std::string& tenant, const std::string& id,
+                                                            const std::string& title, double at) = 0;
+  // false when there was no such conversation.
+  virtual Result<bool> remove(const std::string& tenant, const std::string& id) = 0;
+  // Every conversation about the collection (it was deleted).
+  virtual Result<void> remove_collection(const std::string& tenant, const std::string& collection) = 0;
 };
 
 }  // namespace kotae::server

@@ -13,7 +13,9 @@
 #include "server/api_keys.h"
 #include "core/log.h"
 #include "core/random_id.h"
+#include "server/local_conversations.h"
 #include "server/shared_api_keys.h"
+#include "server/shared_conversations.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
@@ -34,7 +36,7 @@ struct KotaeServer::State {
   mutable std::mutex keys_mutex;
   bool keyed = false;
   bool keys_refreshed = true;  // the last refresh worked (a failure is logged once, not every second)
-  std::shared_ptr<store::PgPool> shared_pool;  // over a shared store: jobs' records and keys
+  std::shared_ptr<store::PgPool> shared_pool;  // over a shared store: jobs' records, keys and conversations
   OriginPolicy origins;
   RateLimiter limiter;
   std::unique_ptr<WorkPool> work;
@@ -150,7 +152,6 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   s.options = options;
   s.context.limits = options.limits;
   s.context.answer_cache = std::make_unique<rag::AnswerCache>(options.cache);
-  s.context.conversations = std::make_unique<ConversationStore>(options.conversations_per_tenant);
   if (!options.api_keys_file.empty()) {
     auto keys = ApiKeys::load(options.api_keys_file);
     if (!keys) return keys.error();
@@ -166,6 +167,13 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     s.shared_pool = std::make_shared<store::PgPool>(s.catalog->url());
     server->refresh_keys();
     if (!s.keys_refreshed) return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
+    s.context.conversations = std::make_unique<SharedConversations>(s.shared_pool, options.conversations_per_tenant);
+  } else {
+    // Beside the collections: the --store folder, else the data directory.
+    const std::filesystem::path folder = where.store.empty() ? where.data_dir : std::filesystem::path(where.store);
+    auto conversations = LocalConversations::open(folder / "conversations.db", options.conversations_per_tenant);
+    if (!conversations) return conversations.error();
+    s.context.conversations = std::move(*conversations);
   }
   s.context.document_files = std::make_unique<DocumentFiles>(s.shared_pool);
   if (!options.work_queue.empty()) {
@@ -197,6 +205,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   add_rerank_routes(s.router, s.context);
   add_tei_routes(s.router, s.context);
   add_job_routes(s.router, s.context);
+  add_conversation_routes(s.router, s.context);
   add_web_routes(s.router);
   s.options.models.on_model_loaded = [&s](const std::string& model, const std::string& provider) {
     s.context.metrics.model_loaded(model, provider);

@@ -30,7 +30,7 @@ struct ServerOptions {
   std::size_t workers = 64;      // threads running handlers (most wait on batchers or a generator)
   std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
   IngestJobsOptions ingest;
-  std::size_t conversations_per_tenant = 1000;  // kept for follow-up questions; a tenant's oldest go first
+  std::size_t conversations_per_tenant = 1000;  // stored per tenant; beyond it the least recently updated go
   std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant
   std::vector<std::string> cors_origins;  // origins whose pages may call the API (server/origin_policy.h)
   rag::AnswerCacheOptions cache;

@@ -10,6 +10,7 @@
 #include "rag/answer_cache.h"
 #include "server/api_limits.h"
 #include "server/ask_tasks.h"
+#include "server/busy_conversations.h"
 #include "server/collection_registry.h"
 #include "server/conversation_store.h"
 #include "server/document_files.h"
@@ -26,7 +27,8 @@ namespace kotae::server {
 struct ServerContext {
   std::unique_ptr<ModelPool> models;             // set once, before `ready`
   std::unique_ptr<CollectionRegistry> collections;
-  std::unique_ptr<ConversationStore> conversations;  // set at start
+  std::unique_ptr<ConversationStore> conversations;  // set at start: SQLite in the data directory, or PostgreSQL
+  BusyConversations busy_conversations;              // those this replica is answering a question of
   std::unique_ptr<DocumentFiles> document_files;      // set at start
   std::unique_ptr<IngestJobs> jobs;
   std::shared_ptr<SharedJobRecords> shared_jobs;  // over a shared store: every replica's jobs
@@ -57,6 +59,7 @@ void add_openai_routes(Router& router, ServerContext& context);
 void add_rerank_routes(Router& router, ServerContext& context);
 void add_tei_routes(Router& router, ServerContext& context);
 void add_job_routes(Router& router, ServerContext& context);
+void add_conversation_routes(Router& router, ServerContext& context);
 void add_web_routes(Router& router);
 
 }  // namespace kotae::server

@@ -4,6 +4,7 @@
 #include <poll.h>
 
 #include <bit>
+#include <charconv>
 #include <cstring>
 
 namespace kotae::store {
@@ -36,6 +37,14 @@ ErrorCode code_for(std::string_view state, bool connection_lost) {
 
 PgParams& PgParams::add(std::int64_t value) {
   values_.push_back(std::to_string(value));
+  formats_.push_back(0);
+  return *this;
+}
+
+PgParams& PgParams::add_float64(double value) {
+  char text[32];
+  const auto end = std::to_chars(text, text + sizeof text, value).ptr;  // the shortest exact form, any locale
+  values_.emplace_back(text, end);
   formats_.push_back(0);
   return *this;
 }
@@ -76,6 +85,10 @@ std::int64_t PgResult::int64(std::size_t row, int column) const {
   std::uint64_t network = 0;
   std::memcpy(&network, PQgetvalue(result_, r, column), 8);
   return static_cast<std::int64_t>(__builtin_bswap64(network));
+}
+
+double PgResult::float64(std::size_t row, int column) const {
+  return std::bit_cast<double>(static_cast<std::uint64_t>(int64(row, column)));
 }
 
 std::string_view PgResult::text(std::size_t row, int column) const {

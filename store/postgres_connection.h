@@ -24,10 +24,11 @@ struct pg_result;
 
 namespace kotae::store {
 
-// Parameters of one query: integers and text sent as text, bytes as binary.
+// Parameters of one query: numbers and text sent as text, bytes as binary.
 class PgParams {
  public:
   PgParams& add(std::int64_t value);
+  PgParams& add_float64(double value);  // exactly; named apart, so an int argument is never ambiguous
   PgParams& add(std::string_view text);
   PgParams& add_bytes(std::span<const std::byte> bytes);
   std::size_t size() const { return values_.size(); }
@@ -40,7 +41,7 @@ class PgParams {
   std::vector<int> formats_;  // 0 text, 1 binary
 };
 
-// A query's rows, in binary: integers are bigint (8 bytes), text and bytea their bytes.
+// A query's rows, in binary: integers are bigint (8 bytes), floats double precision, text and bytea their bytes.
 class PgResult {
  public:
   explicit PgResult(pg_result* result) : result_(result) {}
@@ -52,6 +53,7 @@ class PgResult {
 
   std::size_t rows() const;
   std::int64_t int64(std::size_t row, int column) const;  // a bigint column
+  double float64(std::size_t row, int column) const;      // a double precision column
   std::string_view text(std::size_t row, int column) const;
   std::span<const std::byte> bytes(std::size_t row, int column) const;
 

@@ -13,7 +13,8 @@ namespace {
 // ingestion job records (server/shared_job_records.h), `api_keys` the keys every replica knows
 // (server/shared_api_keys.h). `change_log` is the
 // collection's sequence of chunk additions (op 1) and removals (op 0); its seq is global but grows in
-// commit order within a collection (writers take the collection's advisory lock).
+// commit order within a collection (writers take the collection's advisory lock). Its tables are
+// created by every start (IF NOT EXISTS), so a fresh database goes through each later step too.
 constexpr const char* kSchemaVersion1 = R"sql(
 CREATE TABLE IF NOT EXISTS kotae_schema(version bigint NOT NULL);
 CREATE TABLE IF NOT EXISTS collections(
@@ -84,7 +85,28 @@ CREATE TABLE IF NOT EXISTS api_keys(
   created_at timestamptz NOT NULL DEFAULT now());
 )sql";
 
-constexpr std::int64_t kSchemaVersion = 1;
+// Version 2: `conversations`, the conversations of POST /v1/ask (server/shared_conversations.h; times
+// are unix seconds, their turns one JSON text), and `document_files`, the uploaded files of a
+// collection's documents kept in the store.
+constexpr const char* kSchemaVersion2 = R"sql(
+CREATE TABLE IF NOT EXISTS conversations(
+  id text PRIMARY KEY,
+  tenant text NOT NULL,
+  collection text NOT NULL,
+  title text NOT NULL,
+  created_at double precision NOT NULL,
+  updated_at double precision NOT NULL,
+  turn_count bigint NOT NULL,
+  turns text NOT NULL);
+CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
+CREATE TABLE IF NOT EXISTS document_files(
+  collection_id bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+  path text NOT NULL,
+  bytes bytea NOT NULL,
+  PRIMARY KEY (collection_id, path));
+)sql";
+
+constexpr std::int64_t kSchemaVersion = 2;
 // pg_advisory_lock's two-key form: this class, and 0 (the schema) or a collection id.
 constexpr std::int64_t kLockClass = 0x4b6f7461;  // "Kota"
 constexpr std::size_t kChunksPerInsert = 500;    // rows per INSERT (13 parameters each)
@@ -163,7 +185,8 @@ Result<void> migrate_postgres_schema(PgConnection& connection) {
                                                   std::to_string(current) + ", newer than this build of Kotae reads (" +
                                                   std::to_string(kSchemaVersion) + ")");
   }
-  // Later versions: `if (current < 2) ...`, each step bringing the previous one forward.
+  // Each step brings the previous version forward; later ones go as `if (current < 3) ...`.
+  if (current < 2) KOTAE_TRY(connection.execute(kSchemaVersion2));
   if (current < kSchemaVersion) {
     KOTAE_TRY(connection.execute("DELETE FROM kotae_schema"));
     KOTAE_TRY(connection.query("INSERT INTO kotae_schema(version) VALUES ($1)", PgParams().add(kSchemaVersion)));

@@ -1,0 +1,34 @@
+#pragma once
+// Over a shared store, conversations in PostgreSQL (table `conversations`, schema version 2), so a
+// conversation begun on one replica goes on, and is listed, on any other
+// (server/conversation_store.h).
+
+#include <memory>
+
+#include "server/conversation_store.h"
+#include "store/postgres_connection.h"
+
+namespace kotae::server {
+
+class SharedConversations final : public ConversationStore {
+ public:
+  SharedConversations(std::shared_ptr<store::PgPool> pool, std::size_t per_tenant)
+      : pool_(std::move(pool)), per_tenant_(per_tenant) {}
+
+  Result<void> create(const std::string& tenant, const ConversationRecord& record) override;
+  Result<bool> update_turns(const std::string& tenant, const ConversationRecord& record,
+                            std::size_t turns_before) override;
+  Result<std::optional<ConversationRecord>> get(const std::string& tenant, const std::string& id) override;
+  Result<std::vector<ConversationSummary>> list(const std::string& tenant, const std::string& collection,
+                                                std::size_t limit) override;
+  Result<std::optional<ConversationSummary>> rename(const std::string& tenant, const std::string& id,
+                                                    const std::string& title, double at) override;
+  Result<bool> remove(const std::string& tenant, const std::string& id) override;
+  Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
+
+ private:
+  std::shared_ptr<store::PgPool> pool_;
+  std::size_t per_tenant_;
+};
+
+}  // namespace kotae::server
