@@ -45,8 +45,10 @@ Result<std::vector<Source>> sources_from_json(const nlohmann::json& sources) {
       Source& s = out.emplace_back();
       j.at("number").get_to(s.number);
       j.at("chunk_id").get_to(s.chunk_id);
+      s.document_id = j.value("document_id", std::int64_t{0});  // absent in turns stored before it was
       j.at("document").get_to(s.document);
       j.at("title").get_to(s.title);
+      s.format = j.value("format", "");
       j.at("page_first").get_to(s.page_first);
       j.at("page_last").get_to(s.page_last);
       j.at("start").get_to(s.begin);

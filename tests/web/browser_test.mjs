@@ -318,7 +318,7 @@ test("answers are Markdown; hostile Markdown and HTML in an answer or a document
   const dialogs = [];
   page.on("dialog", d => { dialogs.push(d.message()); void d.dismiss(); });
   const txt = join(work, "kettle.txt"), htmlFile = join(work, "kettle.html"), md = join(work, "kettle.md");
-  writeFileSync(txt, "Kettle care.\n\nTo clean the kettle, **always unplug it** first and run `descale --weekly` on " +
+  writeFileSync(txt, "Kettle care.\n\nTo descale the kettle element, **always unplug it** first and run `descale --weekly` on " +
     "the element <img src=x onerror=\"window.pwned='img'\"> every week.\n\n" +
     "<script>window.pwned='script'</script>The kettle handle stays cool <a href=\"javascript:window.pwned='link'\">here</a> while it boils.\n");
   writeFileSync(htmlFile, "<html><head><title>Kettle lid</title><script>window.pwned='html'</script></head><body>" +
@@ -326,11 +326,12 @@ test("answers are Markdown; hostile Markdown and HTML in an answer or a document
   writeFileSync(md, "# Kettle base\n\nTo clean the kettle base <iframe src=\"javascript:window.pwned='iframe'\"></iframe> wipe it " +
     "with a [dry cloth](javascript:window.pwned='md-link') and *never* immerse it.\n");
   await newCollection(page, "hostile", [txt, htmlFile, md]);
-  const answer = await ask(page, "How do I clean the kettle?");
+  const answer = await ask(page, "How often should the kettle element be descaled?");
   const text = answer.locator(".text");
   // Markdown rendered: emphasis and code from the quoted document.
   assert.ok(await text.locator("strong", { hasText: "always unplug it" }).count() > 0, `no bold in: ${await text.innerHTML()}`);
   assert.ok(await text.locator("code", { hasText: "descale --weekly" }).count() > 0, "no code span");
+  assert.match(await text.textContent(), /<img src=x onerror=/, "the document's raw HTML is not shown as text");
   // Nothing active came through: no elements that run or load, no javascript: links.
   const active = await page.evaluate(() => [...document.querySelectorAll("#messages *")].filter(e =>
     /^(SCRIPT|IMG|IFRAME|OBJECT|EMBED|STYLE|FORM|INPUT|SVG|MATH)$/i.test(e.tagName) || [...e.attributes].some(a => /^on/i.test(a.name)) ||
@@ -419,7 +420,7 @@ test("settings are kept per browser", async () => {
   await page.goto(base);
   await page.getByText(/^Ready · /).waitFor();
   await page.getByRole("button", { name: "Settings" }).click();
-  await page.getByLabel("Mode").selectOption("bm25");
+  await page.getByLabel("Mode", { exact: true }).selectOption("bm25");
   await page.getByLabel("Sources (k)").fill("3");
   await page.getByRole("button", { name: "Save", exact: true }).click();
   // The dialog's close event, which saves, is a task of its own after the click: wait for it, or a
@@ -428,7 +429,7 @@ test("settings are kept per browser", async () => {
   await page.reload();
   await page.getByText(/^Ready · /).waitFor();
   await page.getByRole("button", { name: "Settings" }).click();
-  assert.equal(await page.getByLabel("Mode").inputValue(), "bm25");
+  assert.equal(await page.getByLabel("Mode", { exact: true }).inputValue(), "bm25");
   assert.equal(await page.getByLabel("Sources (k)").inputValue(), "3");
   // The back-ends (with their generator models) and the reranker are the server's own.
   const ready = await page.evaluate(async () => (await (await fetch("/readyz")).json()));

@@ -6,7 +6,9 @@ import DOMPurify from "dompurify";
 import { Marked } from "marked";
 import { splitAtMarkers, type Marker } from "./text_spans";
 
-const marked = new Marked({ gfm: true, breaks: true, async: false });
+// Raw HTML in the Markdown is shown as the text it is, not parsed (DOMPurify is the second wall).
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`);
+const marked = new Marked({ gfm: true, breaks: true, async: false, renderer: { html: token => escapeHtml(token.text) } });
 const purify = DOMPurify(window);
 purify.addHook("afterSanitizeAttributes", node => {
   if (node.tagName === "A") {
