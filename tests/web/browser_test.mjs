@@ -122,6 +122,8 @@ before(async () => {
   mkdirSync(artifacts, { recursive: true });
   const home = process.env.KOTAE_DATA ?? join(process.env.XDG_DATA_HOME ?? join(homedir(), ".local/share"), "kotae");
   symlinkSync(join(home, "models"), join(data, "models"));
+  // What scripts/start indexes: the example documents, from disk, by the CLI.
+  execFileSync(kotae, ["index", examples, "--collection", "examples", "--data", data], { stdio: "ignore" });
   ({ child: server, url: base } = await startServer(data));
   browser = await chromium.launch({ executablePath: process.env.KOTAE_CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
 });
@@ -256,6 +258,19 @@ test("upload, ask, stream, cite: the whole user journey", async () => {
   await page.locator("#alert", { hasText: /exists already/ }).waitFor();
   consoleErrors.length = 0;  // Chromium logs the deliberate 409
   await context.close();
+});
+
+test("scripts/start's journey: the example question, a PDF indexed from disk opened at its highlighted span", async () => {
+  const { context, page } = await openPage("examples");
+  await page.locator("#collections button", { hasText: "examples" }).click();
+  const answer = await ask(page, "Can SQLite be used as the database of a website?");
+  const pdfCite = answer.locator('button.cite[aria-label*="Appropriate Uses For SQLite"]').first();
+  await pdfCite.click();
+  await page.locator("#source-panel .pdf-view[data-open-ms]").waitFor({ timeout: 30_000 });
+  await checkPdfHighlight(page, await page.locator("mark#cited-span").textContent());
+  await page.screenshot({ path: join(artifacts, "examples.png") });
+  await context.close();
+  assert.deepEqual(consoleErrors, []);
 });
 
 test("a 20-page PDF opens at its cited page, highlighted (timed)", async () => {
