@@ -36,6 +36,14 @@ add_test(NAME ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift
 set_tests_properties(ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift PROPERTIES
                      FIXTURES_REQUIRED server_data TIMEOUT 600)
 
+# Conversations (server/conversation_*, local_conversations, shared_conversations): both stores against
+# real databases (SQLite in a temporary folder, the PostgreSQL fixture), the history a follow-up
+# rebuilds from stored turns, titles, ids and the list's query.
+kotae_test(conversation_tests
+           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp
+           LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
+target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
+
 # Faults the server survives (tests/server/fault_test.cpp): a remote generator killed mid-answer, a
 # generator that fails to load, a deleted or damaged vector index.
 kotae_test(server_fault_tests SOURCES server/fault_test.cpp LIBS kotae_core nlohmann_json::nlohmann_json
