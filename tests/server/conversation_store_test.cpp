@@ -8,12 +8,12 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 
 #include "core/random_id.h"
 #include "server/local_conversations.h"
 #include "server/shared_conversations.h"
 #include "store/postgres_record_store.h"
+#include "support/fixture_url.h"
 
 namespace kotae::server {
 namespace {
@@ -23,13 +23,6 @@ namespace fs = std::filesystem;
 #define ASSERT_OK(result) ASSERT_TRUE((result).ok()) << (result).error().message
 
 constexpr std::size_t kPerTenant = 3;
-
-std::string postgres_url() {
-  std::ifstream file(KOTAE_TEST_POSTGRES_URL_FILE);
-  std::string url;
-  std::getline(file, url);
-  return url;
-}
 
 ConversationRecord conversation(const std::string& collection, double at, int turns = 1) {
   ConversationRecord r;
@@ -74,7 +67,7 @@ class ConversationStoreTest : public ::testing::TestWithParam<std::string> {
       store_ = std::move(*opened);
       return;
     }
-    const std::string url = postgres_url();
+    const std::string url = kotae::testing::fixture_url(KOTAE_TEST_POSTGRES_URL_FILE);
     ASSERT_FALSE(url.empty()) << "no PostgreSQL server: " << KOTAE_TEST_POSTGRES_URL_FILE;
     auto connection = store::PgConnection::connect(url);
     ASSERT_OK(connection);

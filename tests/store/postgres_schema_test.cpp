@@ -6,25 +6,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <fstream>
-
 #include "store/postgres_connection.h"
 #include "store/postgres_record_store.h"
+#include "support/fixture_url.h"
 
 namespace kotae::store {
 namespace {
 
 #define ASSERT_OK(result) ASSERT_TRUE((result).ok()) << (result).error().message
 
-std::string server_url() {
-  std::ifstream file(KOTAE_TEST_POSTGRES_URL_FILE);
-  std::string url;
-  std::getline(file, url);
-  return url;
-}
-
 TEST(PostgresSchema, AFreshDatabaseAndAVersion1OneBothMigrateToVersion2) {
-  const std::string url = server_url();
+  const std::string url = kotae::testing::fixture_url(KOTAE_TEST_POSTGRES_URL_FILE);
   ASSERT_FALSE(url.empty()) << "no PostgreSQL server: " << KOTAE_TEST_POSTGRES_URL_FILE;
   auto connected = PgConnection::connect(url);
   ASSERT_OK(connected);
