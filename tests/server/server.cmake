@@ -91,6 +91,9 @@ kotae_python_test_groups(HostileClients hostile_clients_test.py 300 bodies befor
 # collection.
 kotae_python_test_groups(HostileClients durable_ingestion_test.py 600 budgets crashes writers)
 
+# Conversations stored on the server (tests/server/conversations_test.py): asked, listed, read, kept
+# across a restart, renamed, deleted, bounded per tenant and never seen by another tenant.
+kotae_python_test_groups(Conversations conversations_test.py 300 embedded)
 # Replicas over PostgreSQL (tests/server/cluster_test.py): each group starts a PostgreSQL of its own
 # and two real `kotae serve` processes; see the file for what each group attacks.
 kotae_python_test_groups(Cluster cluster_test.py 600 replicas faults)
