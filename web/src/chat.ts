@@ -124,7 +124,7 @@ export class Chat {
         item.append(h("p", { class: "hint" }, "Stopped."));
       } else {
         if (e instanceof ApiError && e.code === "not_found" && /conversation/.test(e.message)) {
-          this.conversationId = "";  // expired on the server: the next question starts afresh
+          this.conversationId = "";  // deleted on the server (or past its bound): the next question starts afresh
           this.save();
         }
         item.append(h("p", { class: "error" }, e instanceof Error ? e.message : String(e)));
