@@ -1,5 +1,6 @@
 // The request decoding of every JSON endpoint, through the functions the routes call (server/*_request.h).
-// The first byte picks the endpoint, the rest is the body (or, for a document id, the path segment).
+// The first byte picks the endpoint, the rest is the body (or, for a document or conversation id, the
+// path segment).
 // Bad input must come back as an ApiError with a 4xx status; any other exception is what the
 // dispatcher would turn into a 500, so it escapes and libFuzzer reports it.
 
@@ -13,6 +14,7 @@
 #include "server/api_error.h"
 #include "server/ask_request.h"
 #include "server/collection_request.h"
+#include "server/conversation_request.h"
 #include "server/json_body.h"
 #include "server/openai_request.h"
 #include "server/rerank_request.h"
@@ -22,12 +24,19 @@ namespace {
 
 using namespace kotae::server;
 
-enum class Endpoint : std::uint8_t { search, ask, chat, embeddings, rerank, collections, document_id, count };
+enum class Endpoint : std::uint8_t {
+  search, ask, chat, embeddings, rerank, collections, document_id, conversation_title, conversation_id, count
+};
 
 void decode(Endpoint endpoint, std::string_view rest) {
   const ApiLimits limits;
   if (endpoint == Endpoint::document_id) {
     KOTAE_ASSERT(document_id(std::string(rest)) > 0);
+    return;
+  }
+  if (endpoint == Endpoint::conversation_id) {
+    const std::string id(rest);
+    KOTAE_ASSERT(conversation_id(id).size() == 37);
     return;
   }
   HttpRequest request;
@@ -78,7 +87,15 @@ void decode(Endpoint endpoint, std::string_view rest) {
       KOTAE_ASSERT(spec.overlap_tokens * 2 < (spec.chunk_tokens ? spec.chunk_tokens : 256));
       break;
     }
+    case Endpoint::conversation_title: {
+      const auto title = read_conversation_title(body);
+      KOTAE_ASSERT(!title.empty() && title.size() <= 4 * kMaxTitleCharacters);
+      KOTAE_ASSERT(title.front() != ' ' && title.back() != ' ');
+      KOTAE_ASSERT(title_of_question(title) == title);  // a valid title is its own title
+      break;
+    }
     case Endpoint::document_id:
+    case Endpoint::conversation_id:
     case Endpoint::count: break;
   }
 }

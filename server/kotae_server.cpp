@@ -171,6 +171,8 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   } else {
     // Beside the collections: the --store folder, else the data directory.
     const std::filesystem::path folder = where.store.empty() ? where.data_dir : std::filesystem::path(where.store);
+    std::error_code ignored;  // a folder that cannot be made is said by the open that follows
+    std::filesystem::create_directories(folder, ignored);
     auto conversations = LocalConversations::open(folder / "conversations.db", options.conversations_per_tenant);
     if (!conversations) return conversations.error();
     s.context.conversations = std::move(*conversations);

@@ -3,6 +3,7 @@
 kotae_test(rag_tests
   SOURCES rag/citations_test.cpp rag/extractive_answerer_test.cpp rag/standalone_sentence_test.cpp
           rag/sentence_vectors_test.cpp rag/prompt_builder_test.cpp rag/instruction_embedders_test.cpp
+          rag/answer_json_test.cpp
   LIBS kotae_rag)
 kotae_test(answer_pipeline_tests SOURCES rag/answer_pipeline_test.cpp LIBS kotae_rag SQLite::SQLite3 PROPERTIES TIMEOUT 600)
 target_compile_definitions(answer_pipeline_tests PRIVATE KOTAE_LLAMA_SERVER="${KOTAE_LLAMA_SERVER}")

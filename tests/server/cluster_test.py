@@ -5,7 +5,8 @@ folder of its own, so it can stop and kill it) and two or three real `kotae serv
 Usage: cluster_test.py KOTAE_BINARY FIXTURE_DATA_DIR GROUP
 GROUP:
   replicas  store copy from the embedded default and back, the same results everywhere, a commit on
-            one replica found on the other (the 1 s target is bench/cluster's), answer caches invalidated across
+            one replica found on the other (the 1 s target is bench/cluster's), a conversation begun on one
+            replica listed and followed up on the other, answer caches invalidated across
             replicas, `kotae index --store`, tenant isolation and deletion across replicas
   faults    PostgreSQL stopped mid-ingestion (whole documents or none, 503 with Retry-After, back by
             itself), a replica SIGKILLed and restarted, a damaged snapshot, two replicas ingesting
@@ -181,6 +182,30 @@ def replicas(checks, binary, data, work, pg):
     checks.check("B reports it cancelled", seen is not None, json_request(b.port, "GET", "/v1/jobs/" + long_job)[1]["state"])
     status, _ = json_request(b.port, "GET", "/v1/jobs/job_doesnotexist")
     checks.check("an unknown job is 404 on B", status == 404, status)
+
+    # Conversations: one begun on A is listed on B, and B answers its follow-up from the stored turns.
+    ask = {"collection": "faq", "question": QUERIES[0], "backends": ["extractive"], "cache": False}
+    status, first = json_request(a.port, "POST", "/v1/ask", ask)
+    conversation = first["conversation_id"] if status == 200 else ""
+    status, listed = json_request(b.port, "GET", "/v1/conversations")
+    checks.check("a conversation begun on A is listed on B", status == 200 and [(c["id"], c["turns"], c["title"])
+                 for c in listed["data"]] == [(conversation, 1, QUERIES[0])], listed)
+    status, follow_up = json_request(b.port, "POST", "/v1/ask",
+                                     dict(ask, question=QUERIES[1], conversation_id=conversation))
+    first_numbers = [s["number"] for s in first.get("sources", [])]
+    numbers = [s["number"] for s in follow_up.get("sources", [])] if status == 200 else []
+    checks.check("B answers its follow-up, numbering sources after A's turn", status == 200 and first_numbers
+                 and numbers and min(numbers) == max(first_numbers) + 1, (status, first_numbers, numbers))
+    status, stored = json_request(a.port, "GET", "/v1/conversations/" + conversation)
+    checks.check("A reads both turns back", status == 200 and [t["question"] for t in stored["turns"]] == QUERIES[:2]
+                 and stored["turns"][1]["sources"] == follow_up.get("sources"), status)
+    checks.check("B deletes it; A answers 404 for it",
+                 json_request(b.port, "DELETE", "/v1/conversations/" + conversation)[0] == 200 and
+                 json_request(a.port, "GET", "/v1/conversations/" + conversation)[0] == 404)
+    checks.check("the schema is version 2, with tables conversations and document_files",
+                 pg.sql("SELECT version FROM kotae_schema") == "2" and
+                 pg.sql("SELECT count(*) FROM information_schema.tables WHERE table_name IN "
+                        "('conversations', 'document_files')") == "2")
 
     # Answer caches: B's cached answer is not served again once A changed the collection.
     ask = {"collection": "faq", "question": "What does the zyxwarble lens do?"}

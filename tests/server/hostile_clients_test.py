@@ -19,8 +19,9 @@ from kotae_http import (Checks, Server, data_with_faq, error_code, json_request,
                         raw_exchange, request, upload, wait_job)
 
 JSON = {"Content-Type": "application/json"}
-JSON_ROUTES = ["/v1/search", "/v1/ask", "/v1/chat/completions", "/v1/embeddings", "/v1/rerank", "/rerank",
-               "/v2/rerank", "/v1/collections"]
+JSON_ROUTES = [("POST", path) for path in ["/v1/search", "/v1/ask", "/v1/chat/completions", "/v1/embeddings",
+                                           "/v1/rerank", "/rerank", "/v2/rerank", "/v1/collections"]]
+JSON_ROUTES.append(("PATCH", "/v1/conversations/conv_" + "0" * 32))  # read before the conversation is looked up
 TEI_ROUTES = ["/embed", "/tokenize"]  # TEI's error shape: {"error": MESSAGE, "error_type": KIND}
 ADMIN_KEY, TENANT_KEY = "kt_admin_test_key", "kt_tenant_test_key"
 
@@ -81,18 +82,18 @@ def bodies(checks, server, work):
         ("10^5 arrays inside embeddings input", b'{"input":' + b"[" * 100000 + b"]" * 100000 + b"}"),
     ]
     for label, body in deep:
-        for path in JSON_ROUTES:
-            status, answer, _ = request(port, "POST", path, body, JSON)
-            checks.check("%s -> %s" % (label[:40], path), status == 400 and error_code(answer) == "invalid_request"
+        for method, path in JSON_ROUTES:
+            status, answer, _ = request(port, method, path, body, JSON)
+            checks.check("%s -> %s %s" % (label[:40], method, path), status == 400 and error_code(answer) == "invalid_request"
                          and b"nested deeper" in answer, "%s %r" % (status, answer[:120]))
         for path in TEI_ROUTES:
             status, answer, _ = request(port, "POST", path, body, JSON)
             checks.check("%s -> %s" % (label[:40], path), status == 422 and b'"error_type":"Validation"' in answer
                          and b"nested deeper" in answer, "%s %r" % (status, answer[:120]))
         alive(checks, server, label)
-    for path in JSON_ROUTES:
-        status, answer, _ = request(port, "POST", path, b'{"collection":"faq","query":"virtual package"}', {"Content-Type": "text/plain"})
-        checks.check("text/plain JSON refused -> " + path, status == 415 and error_code(answer) == "unsupported_media_type",
+    for method, path in JSON_ROUTES:
+        status, answer, _ = request(port, method, path, b'{"collection":"faq","query":"virtual package"}', {"Content-Type": "text/plain"})
+        checks.check("text/plain JSON refused -> %s %s" % (method, path), status == 415 and error_code(answer) == "unsupported_media_type",
                      "%s %r" % (status, answer[:120]))
     for path in TEI_ROUTES:
         status, answer, _ = request(port, "POST", path, b'{"inputs":"x"}', {"Content-Type": "text/plain"})
@@ -107,6 +108,17 @@ def bodies(checks, server, work):
             % len(big)).encode()
     status, answer, _ = parse_raw_response(raw_exchange(port, head + big))  # answered before the body is read
     checks.check("a 2 MiB JSON body -> 413", status == 413 and error_code(answer) == "payload_too_large", status)
+    big = json.dumps({"title": "x" * (2 << 20)}).encode()
+    method, path = JSON_ROUTES[-1]
+    head = ("%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+            % (method, path, len(big))).encode()
+    status, answer, _ = parse_raw_response(raw_exchange(port, head + big))
+    checks.check("a 2 MiB title -> 413 (PATCH)", status == 413 and error_code(answer) == "payload_too_large", status)
+    for label, value in [("a title of 300 characters", {"title": "t" * 300}), ("a title that is a list", {"title": ["t"]}),
+                         ("a title that is an object", {"title": {"a": 1}}), ("a body that is a list", ["title"])]:
+        status, answer, _ = request(port, method, path, json.dumps(value).encode(), JSON)
+        checks.check("%s -> 400 (PATCH)" % label, status == 400 and error_code(answer) == "invalid_request",
+                     "%s %r" % (status, answer[:120]))
     alive(checks, server, "bodies")
 
 

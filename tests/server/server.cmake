@@ -41,6 +41,14 @@ add_test(NAME ServerTest.DocumentsShownToTheirTenantOnly
                  ${KOTAE_SERVER_TEST_DATA} ${PROJECT_SOURCE_DIR}/examples/docs)
 set_tests_properties(ServerTest.DocumentsShownToTheirTenantOnly PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
 
+# Conversations (server/conversation_*, local_conversations, shared_conversations): both stores against
+# real databases (SQLite in a temporary folder, the PostgreSQL fixture), the history a follow-up
+# rebuilds from stored turns, titles, ids and the list's query.
+kotae_test(conversation_tests
+           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp
+           LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
+target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
+
 # Faults the server survives (tests/server/fault_test.cpp): a remote generator killed mid-answer, a
 # generator that fails to load, a deleted or damaged vector index.
 kotae_test(server_fault_tests SOURCES server/fault_test.cpp LIBS kotae_core nlohmann_json::nlohmann_json
@@ -88,6 +96,9 @@ kotae_python_test_groups(HostileClients hostile_clients_test.py 300 bodies befor
 # collection.
 kotae_python_test_groups(HostileClients durable_ingestion_test.py 600 budgets crashes writers)
 
+# Conversations stored on the server (tests/server/conversations_test.py): asked, listed, read, kept
+# across a restart, renamed, deleted, bounded per tenant and never seen by another tenant.
+kotae_python_test_groups(Conversations conversations_test.py 300 embedded)
 # Replicas over PostgreSQL (tests/server/cluster_test.py): each group starts a PostgreSQL of its own
 # and two real `kotae serve` processes; see the file for what each group attacks.
 kotae_python_test_groups(Cluster cluster_test.py 600 replicas faults)

@@ -12,7 +12,7 @@ kotae_test(store_tests
 target_compile_definitions(store_tests PRIVATE KOTAE_FAQ_BEIR_DIR="${KOTAE_FAQ_BEIR_DIR}")
 
 kotae_test(postgres_store_tests
-  SOURCES store/postgres_store_test.cpp
+  SOURCES store/postgres_store_test.cpp store/postgres_schema_test.cpp
   LIBS kotae_store SQLite::SQLite3 Threads::Threads
   PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(postgres_store_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")

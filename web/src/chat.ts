@@ -158,7 +158,7 @@ export class Chat {
         item.append(h("p", { class: "hint" }, "Stopped."));
       } else {
         if (e instanceof ApiError && e.code === "not_found" && /conversation/.test(e.message)) {
-          this.conversationId = "";  // deleted meanwhile: the next question starts afresh
+          this.conversationId = "";  // deleted on the server (or past its bound): the next question starts afresh
           this.remember();
         }
         item.append(h("p", { class: "error" }, e instanceof Error ? e.message : String(e)));

@@ -1,7 +1,7 @@
 """The Python client (clients/python, installed with pip) against a real `kotae serve` with real
-models: uploads with job progress, search, answers (whole, streamed, later), errors as exceptions
-with the server's code and message, embeddings, reranking, models and chat completions; the sync
-client and the async one.
+models: uploads with job progress, search, answers (whole, streamed, later), conversations, errors as
+exceptions with the server's code and message, embeddings, reranking, models and chat completions; the
+sync client and the async one.
 
 Usage: client_test.py KOTAE_BINARY DATA_DIR
 """
@@ -138,6 +138,26 @@ class ClientTest(unittest.TestCase):
         self.client.delete_collection("notes")
         self.assertNotIn("notes", [c["name"] for c in self.client.collections()])
 
+    def test_conversations_are_listed_read_renamed_and_deleted(self):
+        first = self.client.ask("examples", QUESTION, backends="extractive", cache=False)
+        conversation = first["conversation_id"]
+        self.client.ask("examples", "What is a malformed database?", backends="extractive",
+                        conversation_id=conversation)
+        listed = self.client.conversations(collection="examples", limit=1000)
+        self.assertIn((conversation, QUESTION, 2), [(c["id"], c["title"], c["turns"]) for c in listed])
+        self.assertEqual(self.client.conversations(collection="no-such-collection"), [])
+        stored = self.client.conversation(conversation)
+        self.assertEqual([t["question"] for t in stored["turns"]], [QUESTION, "What is a malformed database?"])
+        self.assertEqual(stored["turns"][0]["citations"], first["citations"])
+        self.assertEqual(self.client.rename_conversation(conversation, "SQLite")["title"], "SQLite")
+        self.assertEqual(self.client.delete_conversation(conversation)["deleted"], True)
+        with self.assertRaises(APIError) as raised:
+            self.client.conversation(conversation)
+        self.assertEqual((raised.exception.status_code, raised.exception.code), (404, "not_found"))
+        with self.assertRaises(APIError) as raised:
+            self.client.conversations(limit=0)
+        self.assertEqual(raised.exception.status_code, 400)
+
     def test_the_async_client(self):
         async def run():
             progress = []
@@ -153,6 +173,15 @@ class ClientTest(unittest.TestCase):
                 with self.assertRaises(APIError) as raised:
                     await client.collection("no-such-collection")
                 await client.delete_collection("async-notes")
+                conversation = events[-1].answer["conversation_id"]
+                renamed = await client.rename_conversation(conversation, "Async")
+                listed = await client.conversations(limit=5)
+                turns = (await client.conversation(conversation))["turns"]
+                deleted = await client.delete_conversation(conversation)
+                self.assertEqual(renamed["title"], "Async")
+                self.assertIn(conversation, [c["id"] for c in listed])
+                self.assertEqual(len(turns), 1)
+                self.assertTrue(deleted["deleted"])
                 return hits, events, job, progress, raised.exception
 
         hits, events, job, progress, error = asyncio.run(run())

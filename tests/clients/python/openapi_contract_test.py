@@ -1,7 +1,7 @@
 """The Python client kept in step with the server: its version is the server's (CMakeLists.txt),
 and every request each of its methods sends, sync and async (recorded by an httpx mock transport,
-every option set), is a route of server/openapi.json with that method and a body whose fields the
-route's schema has. The routes a user needs are all covered. Needs no server.
+every option set), is a route of server/openapi.json with that method, a body whose fields the
+route's schema has and query parameters it declares. The routes a user needs are all covered. Needs no server.
 
 Usage: openapi_contract_test.py [KOTAE_BINARY DATA_DIR] (ignored: the arguments of the other tests)
 """
@@ -44,6 +44,10 @@ CALLS = {
     "ask_stream": (("docs", "question"), ANSWER),
     "ask_later": (("docs", "question"), ANSWER),
     "task": (("ask_1",), {}),
+    "conversations": ((), {"collection": "docs", "limit": 10}),
+    "conversation": (("conv_1",), {}),
+    "rename_conversation": (("conv_1", "Upgrades"), {}),
+    "delete_conversation": (("conv_1",), {}),
     "embeddings": ((["a", "b"],), {"model": "all-minilm-l6-v2", "input_type": "query"}),
     "rerank": (("query", ["a", "b"]), {"top_n": 1, "return_documents": True}),
     "models": ((), {}),
@@ -139,6 +143,10 @@ class OpenApiContractTest(unittest.TestCase):
             route, operation = route_of(request.method, request.url.path)
             self.assertIsNotNone(route, "%s %s is not in openapi.json" % (request.method, request.url.path))
             used.add((request.method, route))
+            declared_query = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"}
+            for name in request.url.params:
+                self.assertIn(name, declared_query, "%s %s sends ?%s, which openapi.json does not declare"
+                              % (request.method, route, name))
             content_type = request.headers.get("content-type", "")
             if content_type == "application/json":
                 body = json.loads(request.content)

@@ -10,8 +10,9 @@ from . import calls
 from .streaming import AskEvent, EventDecoder, ask_event
 from .transport import (DEFAULT_BASE_URL, DEFAULT_TIMEOUT, UploadFile, connection_error, decode, file_parts, is_finished,
                         new_http_client)
-from .types import (Answer, AskOptions, ChatMessage, ChatOptions, Collection, CollectionOptions, Document,
-                    EmbeddingList, Job, Model, RerankResults, SearchOptions, SearchResponse)
+from .types import (Answer, AskOptions, ChatMessage, ChatOptions, Collection, CollectionOptions, Conversation,
+                    ConversationSummary, Document, EmbeddingList, Job, Model, RerankResults, SearchOptions,
+                    SearchResponse)
 
 
 class AsyncKotae:
@@ -107,6 +108,22 @@ class AsyncKotae:
         """A question asked with async=True: its status, then `answer` or `error`."""
         return await self._send(calls.get_task(task_id))
 
+    # --- Conversations (of ask: conversation_id) -------------------------------------------------
+    async def conversations(self, *, collection: Optional[str] = None,
+                            limit: Optional[int] = None) -> List[ConversationSummary]:
+        """Stored conversations, most recently updated first; `turns` is a count."""
+        return (await self._send(calls.list_conversations(collection, limit)))["data"]
+
+    async def conversation(self, conversation_id: str) -> Conversation:
+        """A conversation with every turn: question, answer, sources and citations."""
+        return await self._send(calls.get_conversation(conversation_id))
+
+    async def rename_conversation(self, conversation_id: str, title: str) -> ConversationSummary:
+        return await self._send(calls.rename_conversation(conversation_id, title))
+
+    async def delete_conversation(self, conversation_id: str) -> Dict[str, Any]:
+        return await self._send(calls.delete_conversation(conversation_id))
+
     # --- Models: embeddings, reranking, chat -----------------------------------------------------
     async def embeddings(self, texts: Union[str, Sequence[str]], *, model: Optional[str] = None,
                          input_type: Optional[str] = None) -> EmbeddingList:
@@ -131,7 +148,7 @@ class AsyncKotae:
     # --- HTTP ------------------------------------------------------------------------------------
     async def _send(self, call: calls.Call, **request: Any) -> Any:
         try:
-            response = await self._http.request(call.method, call.path, json=call.json, **request)
+            response = await self._http.request(call.method, call.path, json=call.json, params=call.query, **request)
         except httpx.TransportError as error:
             raise connection_error(error) from error
         return decode(response)

@@ -16,6 +16,7 @@ class Call:
     route: str
     path_params: Dict[str, str] = field(default_factory=dict)
     json: Optional[Dict[str, Any]] = None
+    query: Optional[Dict[str, Any]] = None  # the query string's parameters; None values left out
 
     @property
     def path(self) -> str:
@@ -93,6 +94,22 @@ def ask(collection: str, question: str, options: AskOptions, *, stream: bool = F
 
 def get_task(task_id: str) -> Call:
     return Call("GET", "/v1/tasks/{id}", {"id": task_id})
+
+
+def list_conversations(collection: Optional[str], limit: Optional[int]) -> Call:
+    return Call("GET", "/v1/conversations", query=_body({}, {"collection": collection, "limit": limit}))
+
+
+def get_conversation(conversation_id: str) -> Call:
+    return Call("GET", "/v1/conversations/{id}", {"id": conversation_id})
+
+
+def rename_conversation(conversation_id: str, title: str) -> Call:
+    return Call("PATCH", "/v1/conversations/{id}", {"id": conversation_id}, json={"title": title})
+
+
+def delete_conversation(conversation_id: str) -> Call:
+    return Call("DELETE", "/v1/conversations/{id}", {"id": conversation_id})
 
 
 def embeddings(texts: Union[str, Sequence[str]], model: Optional[str], input_type: Optional[str]) -> Call:

@@ -171,6 +171,35 @@ class Answer(TypedDict):
     cache: str
 
 
+class ConversationSummary(TypedDict):
+    id: str
+    object: str
+    collection: str
+    title: str
+    created_at: float  # unix seconds
+    updated_at: float
+    turns: int  # how many
+
+
+class ConversationTurn(TypedDict):
+    question: str
+    answer: str
+    covered: bool
+    sources: List[Source]
+    citations: List[Citation]
+    created_at: float
+
+
+class Conversation(TypedDict):
+    id: str
+    object: str
+    collection: str
+    title: str
+    created_at: float
+    updated_at: float
+    turns: List[ConversationTurn]
+
+
 class Embedding(TypedDict):
     object: str
     index: int
