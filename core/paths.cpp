@@ -15,4 +15,11 @@ std::filesystem::path default_data_dir() {
   return ".kotae";
 }
 
+std::filesystem::path models_dir(const std::filesystem::path& data_dir) {
+  std::error_code ec;
+  auto own = data_dir / "models";
+  if (std::filesystem::exists(own, ec) || !std::filesystem::is_directory(kPackagedModelsDir, ec)) return own;
+  return kPackagedModelsDir;
+}
+
 }  // namespace kotae
