@@ -17,6 +17,7 @@
 #include "model/model_integrity.h"
 #include "queue/redis_connection.h"
 #include "server/api_keys.h"
+#include "platform/service_manager.h"
 #include "server/conversation_store.h"
 #include "server/shared_api_keys.h"
 #include "store/postgres_connection.h"
@@ -244,6 +245,7 @@ int run_serve(ServeOptions options) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   options.server.cache.ttl = std::chrono::seconds(static_cast<long long>(options.server.cache_ttl_s));
@@ -259,9 +261,15 @@ int run_serve(ServeOptions options) {
     return report_error(ready.error());
   }
   log_lifecycle("ready", {{"port", (*server)->port()}});
+  notify_service_manager("READY=1\nSTATUS=serving on port " + std::to_string((*server)->port()));
 
   int signal = 0;
-  sigwait(&signals, &signal);
+  for (sigwait(&signals, &signal); signal == SIGHUP; sigwait(&signals, &signal)) {  // reload: the keys again
+    auto reloaded = (*server)->reload_keys();
+    if (reloaded) log_lifecycle("api_keys_reloaded", {{"file", options.server.api_keys_file.string()}});
+    else log_event("api_keys_not_reloaded", {{"reason", reloaded.error().message}}, LogLevel::error);
+  }
+  notify_service_manager("STOPPING=1");
   log_lifecycle("shutting_down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
   if (!(*server)->shutdown(std::chrono::milliseconds(static_cast<long long>(options.shutdown_deadline_s * 1000)))) {
     // Ingestion did not stop in time. Every commit is whole and every job's record says where it was:

@@ -282,7 +282,10 @@ void KotaeServer::refresh_keys() {
   auto read = [&]() -> Result<ApiKeys> {
     auto lease = KOTAE_TRY_VALUE(s.shared_pool->acquire());
     const auto entries = KOTAE_TRY_VALUE(load_shared_key_entries(*lease));
-    ApiKeys keys = s.file_keys;
+    ApiKeys keys = [&] {
+      std::lock_guard lock(s.keys_mutex);  // reload_keys() may be replacing them
+      return s.file_keys;
+    }();
     KOTAE_TRY(keys.add(KOTAE_TRY_VALUE(ApiKeys::from_entries(entries, "the API keys in PostgreSQL")), "PostgreSQL"));
     return keys;
   };
@@ -296,6 +299,19 @@ void KotaeServer::refresh_keys() {
   auto fresh = std::make_shared<const ApiKeys>(std::move(*keys));
   std::lock_guard lock(s.keys_mutex);
   s.keys = std::move(fresh);
+}
+
+Result<void> KotaeServer::reload_keys() {
+  auto& s = *state_;
+  if (s.options.api_keys_file.empty()) return {};  // started without a keys file: nothing to read again
+  auto keys = KOTAE_TRY_VALUE(ApiKeys::load(s.options.api_keys_file));
+  {
+    std::lock_guard lock(s.keys_mutex);
+    s.file_keys = std::move(keys);
+    if (!s.shared_pool) s.keys = std::make_shared<const ApiKeys>(s.file_keys);
+  }
+  if (s.shared_pool) refresh_keys();  // the file's and PostgreSQL's together
+  return {};
 }
 
 std::variant<ApiKey, HttpResponse> KotaeServer::identify(const HttpRequest& request, Access access) const {

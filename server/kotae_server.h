@@ -60,6 +60,9 @@ class KotaeServer {
   // false when ingestion was still running at the deadline: the caller may exit anyway (the jobs'
   // records say where to resume), and destroying the server waits for it.
   bool shutdown(std::chrono::milliseconds deadline);
+  // The --api-keys file read again (SIGHUP, `systemctl reload kotae`): its keys replace those read
+  // before. A file that no longer reads leaves the old keys in force (the error says why).
+  Result<void> reload_keys();
 
  private:
   KotaeServer() = default;

@@ -36,6 +36,11 @@ add_test(NAME ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift
 set_tests_properties(ServerTest.SchemathesisFindsNoServerErrorsAndNoSchemaDrift PROPERTIES
                      FIXTURES_REQUIRED server_data TIMEOUT 600)
 
+add_test(NAME ServerTest.ServiceManagerReadinessAndReload
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/service_manager_test.py $<TARGET_FILE:kotae>
+                 ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(ServerTest.ServiceManagerReadinessAndReload PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
 add_test(NAME ServerTest.DocumentsShownToTheirTenantOnly
          COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/document_view_test.py $<TARGET_FILE:kotae>
                  ${KOTAE_SERVER_TEST_DATA} ${PROJECT_SOURCE_DIR}/examples/docs)
