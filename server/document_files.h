@@ -16,7 +16,9 @@
 
 namespace kotae::server {
 
-inline constexpr std::uintmax_t kMaxServedFileBytes = 256u << 20;  // larger originals are shown as text
+// Larger originals are shown as text: a file is read whole into its response, and as large as the
+// largest upload body by default.
+inline constexpr std::uintmax_t kMaxServedFileBytes = 64u << 20;
 
 // The file's bytes, or nullopt with the reason it cannot be shown (gone, changed, too large).
 struct OriginalFile {
