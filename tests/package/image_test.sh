@@ -123,13 +123,13 @@ podman_run() { podman run "${runtime[@]}" "$@"; }
 
 # One container started and stopped: whether this machine can run the image at all.
 probe_runtime() {
-  note "podman run (runc)"
+  note "podman run ${runtime[*]}"
   if podman_run --rm "$image" --version >"$work/probe.log" 2>&1; then
     ok "podman runs the image: $(tail -n 1 "$work/probe.log")"
     return 0
   fi
   if grep -qE 'setrlimit|error setting rlimit|cgroups in hybrid mode|OCI permission denied|cannot find the OCI runtime|runc.*not found' "$work/probe.log"; then
-    echo "SKIP no container runtime works on this machine: $(tail -n 3 "$work/probe.log")"
+    echo "SKIP no container runtime works on this machine: $(grep -v 'unable to get systemd connection' "$work/probe.log" | tail -n 3)"
     return 2
   fi
   fail "podman run: $(tail -n 5 "$work/probe.log")"

@@ -106,7 +106,7 @@ check_nothing_leaks() {
   local resolved bad
   resolved=$(in_root ldd /usr/bin/kotae 2>&1)
   if grep -q 'not found' <<<"$resolved"; then fail "ldd: $(grep 'not found' <<<"$resolved" | tr -s '\t ' ' ')"; fi
-  bad=$(awk '/=>/ { print $3 } !/=>/ { print $1 }' <<<"$resolved" |
+  bad=$(grep -v 'not found' <<<"$resolved" | awk '/=>/ { print $3 } !/=>/ { print $1 }' |
         grep -vE '^(/usr/lib/kotae/|/usr/lib/x86_64-linux-gnu/|/lib/x86_64-linux-gnu/|/lib64/|/usr/lib64/|linux-vdso)' || true)
   [ -n "$bad" ] && fail "libraries from outside the root's library folders: $bad"
   if grep -qE '/work|/root/\.cache|build' <<<"$resolved"; then fail "ldd names a build or host path: $(grep -E '/work|\.cache|build' <<<"$resolved" | head -3)"; fi
