@@ -17,7 +17,10 @@ std::filesystem::path default_cuda_encoder_plugin() {
   if (const char* path = std::getenv("KOTAE_CUDA_ENCODER"); path && *path) return path;
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path("libkotae_cuda_encoder.so") : self.parent_path() / "libkotae_cuda_encoder.so";
+  if (ec) return "libkotae_cuda_encoder.so";
+  const auto beside = self.parent_path() / "libkotae_cuda_encoder.so";
+  const auto packaged = self.parent_path().parent_path() / "lib/kotae/libkotae_cuda_encoder.so";  // /usr/bin → /usr/lib/kotae
+  return std::filesystem::exists(beside, ec) || !std::filesystem::exists(packaged, ec) ? beside : packaged;
 }
 
 Result<std::unique_ptr<CudaEncoderPlugin>> open_cuda_encoder_plugin(const std::filesystem::path& plugin_path,

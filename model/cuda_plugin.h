@@ -14,7 +14,8 @@
 
 namespace kotae {
 
-// Where the plugin is looked for: $KOTAE_CUDA_ENCODER, else beside the running binary.
+// Where the plugin is looked for: $KOTAE_CUDA_ENCODER, else beside the running binary, else where the
+// Debian package puts it (../lib/kotae from the binary).
 std::filesystem::path default_cuda_encoder_plugin();
 
 struct CudaEncoderPlugin {
