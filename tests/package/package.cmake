@@ -1,11 +1,12 @@
-# The Debian package (scripts/package, deploy/debian): Package.Build makes the .deb once into
+# The Debian package (scripts/package, deploy/debian): Package.Build makes the .deb (not the image:
+# Package.ContainerImage builds that) once into
 # package/ (the fixture kotae_deb: a minute, plus three for llama.cpp the first time on a machine);
 # the tests that need it read its path from package/package.json (the version is in its name).
 find_program(KOTAE_LINTIAN lintian REQUIRED)
 find_program(KOTAE_JQ jq REQUIRED)
 set(KOTAE_PACKAGE_JSON ${CMAKE_BINARY_DIR}/package/package.json)
 
-add_test(NAME Package.Build COMMAND ${PROJECT_SOURCE_DIR}/scripts/package ${CMAKE_BINARY_DIR}/package)
+add_test(NAME Package.Build COMMAND ${PROJECT_SOURCE_DIR}/scripts/package --no-image ${CMAKE_BINARY_DIR}/package)
 set_tests_properties(Package.Build PROPERTIES FIXTURES_SETUP kotae_deb TIMEOUT 1200 RUN_SERIAL TRUE)
 
 # Every tag lintian finds, infos included, is fixed or overridden with its reason in
