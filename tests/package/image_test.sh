@@ -14,18 +14,14 @@
 # Every check prints "ok ..." or "FAIL ..."; the exit status is 1 when any failed.
 set -uo pipefail
 
-readonly question="Can SQLite be used as the database of a website?"
 readonly ready_bound_s=60
 here=$(cd "$(dirname "$0")" && pwd)
+source "$here/checks.sh"
 deb=${1:?usage: image_test.sh DEB WORK_DIR EXAMPLES_DIR}
 work_parent=${2:?usage: image_test.sh DEB WORK_DIR EXAMPLES_DIR}
 examples=$(realpath "${3:?usage: image_test.sh DEB WORK_DIR EXAMPLES_DIR}")
 deb=$(realpath "$deb")
 
-failures=0
-ok() { echo "ok   $*"; }
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-note() { echo "---- $*"; }
 
 mkdir -p "$work_parent"
 work=$(mktemp -d "$(realpath "$work_parent")/image.XXXXXX")
@@ -203,8 +199,7 @@ main() {
   local probe=0
   probe_runtime || probe=$?
   [ "$probe" = 0 ] && check_runtime
-  if [ "$failures" -gt 0 ]; then echo "FAIL $failures check(s) failed"; exit 1; fi
-  if [ "$probe" = 2 ]; then echo "ok   configuration and layers checked; the image was not run (see SKIP above)"
-  else echo "ok   all image checks passed"; fi
+  if [ "$probe" = 2 ]; then note "the image was not run (see SKIP above): configuration and layers only"; fi
+  finish_checks image
 }
 main

@@ -12,8 +12,8 @@
 # usage: tests/package/install_test.sh DEB WORK_DIR EXAMPLES_DIR
 # Every check prints "ok ..." or "FAIL ..."; the exit status is 1 when any failed.
 set -uo pipefail
+source "$(dirname "$0")/checks.sh"
 
-readonly question="Can SQLite be used as the database of a website?"
 readonly ready_bound_s=60     # a hung server fails; the target (10 s) is reported, not asserted
 readonly boot_bound_s=90
 deb=${1:?usage: install_test.sh DEB WORK_DIR EXAMPLES_DIR}
@@ -22,10 +22,6 @@ examples=${3:?usage: install_test.sh DEB WORK_DIR EXAMPLES_DIR}
 deb=$(realpath "$deb")
 examples=$(realpath "$examples")
 
-failures=0
-ok() { echo "ok   $*"; }
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-note() { echo "---- $*"; }
 
 mkdir -p "$work_parent"
 work=$(mktemp -d "$(realpath "$work_parent")/install.XXXXXX")
@@ -271,7 +267,6 @@ main() {
   check_serve
   check_unit_verifies
   check_systemd_unit
-  if [ "$failures" -gt 0 ]; then echo "FAIL $failures check(s) failed"; exit 1; fi
-  echo "ok   all install checks passed"
+  finish_checks install
 }
 main
