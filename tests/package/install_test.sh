@@ -26,11 +26,20 @@ examples=$(realpath "$examples")
 mkdir -p "$work_parent"
 work=$(mktemp -d "$(realpath "$work_parent")/install.XXXXXX")
 root="$work/root"
-serve_pid=""
+serve_pid="" serve_port=""
 nspawn_pid=""
 
+# unshare --fork passes no SIGTERM on: the server itself is told (found by its port), and unshare
+# exits with it.
+stop_serve() {
+  [ -n "$serve_pid" ] || return 0
+  pkill -TERM -f "^kotae serve --port $serve_port\$"
+  wait "$serve_pid" 2>/dev/null
+  serve_pid=""
+}
+
 cleanup() {
-  [ -n "$serve_pid" ] && kill -TERM "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
+  stop_serve
   stop_container
   # Whatever mmdebstrap or a check left mounted under the root goes before the root itself.
   if [ -d "$root" ]; then
@@ -138,6 +147,7 @@ check_serve() {
   note "kotae serve, as kotae"
   local port start code=000 elapsed
   port=$(free_port)
+  serve_port=$port
   start=$(now)
   as_kotae kotae serve --port "$port" >"$work/serve.log" 2>&1 &
   serve_pid=$!
@@ -159,7 +169,7 @@ check_serve() {
   if [ "$code" = 200 ] && jq -e '(.citations | length) > 0 and (.sources | length) > 0 and (.answer | length) > 0' "$body" >/dev/null; then
     ok "POST /v1/ask: 200, $(jq '.citations | length' "$body") citations from $(jq -r '[.sources[].title // .sources[].document // empty] | unique | join(", ")' "$body")"
   else fail "POST /v1/ask: $code $(head -c 400 "$body")"; fi
-  kill -TERM "$serve_pid"; wait "$serve_pid" 2>/dev/null; serve_pid=""
+  stop_serve
 }
 
 unit_path() { for d in /lib/systemd/system /usr/lib/systemd/system; do [ -f "$root$d/kotae.service" ] && { echo "$d/kotae.service"; return; }; done; }
