@@ -7,6 +7,7 @@
 
 #include "cli/model_command.h"
 #include "core/paths.h"
+#include "model/cuda_plugin.h"
 #include "model/llama_runtime.h"
 #include "model/model_integrity.h"
 #include "model/onnx_session.h"
@@ -50,8 +51,33 @@ nlohmann::json models_report(const std::filesystem::path& dir, const IntegrityPo
   return models;
 }
 
+// The native encoder's plugin: where it is and which GPU architectures it was built for.
+nlohmann::json cuda_plugin_report(const Result<std::vector<std::string>>& architectures) {
+  nlohmann::json report = {{"path", default_cuda_encoder_plugin().string()}};
+  if (architectures) {
+    report["architectures"] = *architectures;
+  } else {
+    report["error"] = architectures.error().message;
+  }
+  return report;
+}
+
+// Whether the native encoder runs on a GPU, and why not: a GPU the plugin was not built for is named
+// with its compute capability, never left to fail at the first request.
+nlohmann::json native_encoder_on(const GpuDevice& d, const Result<std::vector<std::string>>& architectures) {
+  if (!architectures) return {{"runs", false}, {"reason", architectures.error().message}};
+  const std::string built_for = describe_cuda_architectures(*architectures);
+  if (cuda_architectures_run_on(*architectures, d.compute_major, d.compute_minor)) {
+    return {{"runs", true}, {"reason", "the plugin has code for it (built for " + built_for + ")"}};
+  }
+  return {{"runs", false},
+          {"reason", "compute capability " + std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor) +
+                         " is not one the plugin was built for (" + built_for + "): embeddings and reranking run on the CPU"}};
+}
+
 nlohmann::json gpu_report() {
   const GpuReport gpus = probe_gpus();
+  const auto architectures = cuda_plugin_architectures(default_cuda_encoder_plugin());
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : gpus.devices) {
     nlohmann::json mig = nlohmann::json::array();
@@ -67,9 +93,11 @@ nlohmann::json gpu_report() {
                        {"mig_enabled", d.mig_enabled},
                        {"mig_instances", mig},
                        {"precision", {{"recommended", advice.recommended}, {"fp16", advice.fp16}, {"int8", advice.int8},
-                                      {"reason", advice.reason}}}});
+                                      {"reason", advice.reason}}},
+                       {"native_encoder", native_encoder_on(d, architectures)}});
   }
-  return {{"present", gpus.present}, {"driver_version", gpus.driver_version}, {"devices", devices}, {"note", gpus.note}};
+  return {{"present", gpus.present}, {"driver_version", gpus.driver_version}, {"devices", devices}, {"note", gpus.note},
+          {"cuda_plugin", cuda_plugin_report(architectures)}};
 }
 
 // Loads the default embedding model with every provider in priority order, to show which one this
@@ -130,6 +158,8 @@ void print_text(const nlohmann::json& r) {
                   d["memory_bandwidth_gb_s"].get<double>());
       std::printf("  precision  %s (%s)\n", d["precision"]["recommended"].get<std::string>().c_str(),
                   d["precision"]["reason"].get<std::string>().c_str());
+      std::printf("  encoder    %s: %s\n", d["native_encoder"]["runs"].get<bool>() ? "native CUDA kernels" : "ONNX Runtime",
+                  d["native_encoder"]["reason"].get<std::string>().c_str());
       if (d["mig_enabled"].get<bool>()) {
         for (const auto& m : d["mig_instances"]) {
           std::printf("  MIG        %s, %.1f GiB\n", m["name"].get<std::string>().c_str(), m["memory_bytes"].get<double>() / (1 << 30));
@@ -138,6 +168,13 @@ void print_text(const nlohmann::json& r) {
     }
   } else {
     std::printf("GPU          none (%s)\n", gpu["note"].get<std::string>().c_str());
+  }
+  const auto& plugin = gpu["cuda_plugin"];
+  if (plugin.contains("architectures")) {
+    const std::string built_for = describe_cuda_architectures(plugin["architectures"].get<std::vector<std::string>>());
+    std::printf("CUDA plugin  built for %s (%s)\n", built_for.c_str(), plugin["path"].get<std::string>().c_str());
+  } else {
+    std::printf("CUDA plugin  none (%s)\n", plugin["error"].get<std::string>().c_str());
   }
   const auto& signatures = r["signatures"];
   if (signatures.contains("error")) {

@@ -6,14 +6,6 @@
 #include "platform/gpu_devices.h"
 
 namespace kotae {
-namespace {
-
-// Tokens per pair: the model's own limit, at most what the attention kernel holds.
-int pair_tokens(const ModelManifest& manifest) {
-  return std::min(manifest.max_length > 0 ? manifest.max_length : CudaCrossEncoder::kMaxTokens, CudaCrossEncoder::kMaxTokens);
-}
-
-}  // namespace
 
 Result<std::unique_ptr<CudaCrossEncoder>> CudaCrossEncoder::load(const std::filesystem::path& model_dir,
                                                                  const std::filesystem::path& plugin_path) {
@@ -24,13 +16,13 @@ Result<std::unique_ptr<CudaCrossEncoder>> CudaCrossEncoder::load(const std::file
   const ModelFile* weights = manifest->file_with_role("safetensors-fp16");
   if (!weights) weights = manifest->file_with_role("safetensors");
   const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
-  if (!weights || !tokenizer_file || manifest->heads <= 0) {
+  if (!weights || !tokenizer_file || manifest->heads <= 0 || manifest->max_length <= 4) {
     return make_error(ErrorCode::unsupported, "reranker " + manifest->name +
-                                                  " lists no safetensors weights and heads for the CUDA cross-encoder");
+                                                  " lists no safetensors weights, heads and max_length for the CUDA cross-encoder");
   }
   auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
   if (!tokenizer) return tokenizer.error();
-  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, manifest->heads, 128, pair_tokens(*manifest));
+  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, gpus.devices.front(), manifest->heads, 128, manifest->max_length);
   if (!plugin) return plugin.error();
   const std::string provider = "KotaeCUDA (" + (*plugin)->device + ")";
   std::unique_ptr<CudaCrossEncoder> model(new CudaCrossEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));
@@ -48,7 +40,7 @@ CudaCrossEncoder::CudaCrossEncoder(ModelManifest manifest, text::WordPieceTokeni
 CudaCrossEncoder::~CudaCrossEncoder() = default;
 
 text::Encoding CudaCrossEncoder::encode(std::string_view query, std::string_view passage) const {
-  return tokenizer_.encode_pair(query, passage, static_cast<std::size_t>(pair_tokens(manifest_)),
+  return tokenizer_.encode_pair(query, passage, static_cast<std::size_t>(manifest_.max_length),
                                 text::PairTruncation::only_second);
 }
 

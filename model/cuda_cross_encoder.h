@@ -3,9 +3,8 @@
 // the pooler and the classifier), behind the same PairScorer interface as the ONNX CrossEncoder, whose
 // scores it gives within FP16 precision (the logit, or logit[1] - logit[0] for two labels). Needs a GPU,
 // the plugin, and the model's weights as safetensors listed in its manifest (role "safetensors-fp16"
-// or "safetensors"; Hugging Face's names) with its "heads". Pairs are cut at 256 tokens (the
-// attention kernel keeps a text's keys and values in shared memory), query kept whole as CrossEncoder
-// does; a model read to 512 tokens by ONNX Runtime scores long passages on less of their text here.
+// or "safetensors"; Hugging Face's names) with its "heads". Pairs are cut where the ONNX CrossEncoder
+// cuts them (the manifest's max_length, query kept whole), so both read the same tokens.
 
 #include <filesystem>
 #include <memory>
@@ -27,8 +26,6 @@ class CudaCrossEncoder final : public PairScorer {
   text::Encoding encode(std::string_view query, std::string_view passage) const override;
   Result<std::vector<float>> score_encoded(std::span<const text::Encoding> pairs) const override;
   const std::string& provider() const override { return provider_; }
-
-  static constexpr int kMaxTokens = 256;
 
  private:
   CudaCrossEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<CudaEncoderPlugin> plugin);

@@ -23,7 +23,7 @@ Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std
   auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
   if (!tokenizer) return tokenizer.error();
 
-  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, manifest->heads, 64, manifest->max_length);
+  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, gpus.devices.front(), manifest->heads, 64, manifest->max_length);
   if (!plugin) return plugin.error();
   const std::string provider = "KotaeCUDA (" + (*plugin)->device + ")";
   std::unique_ptr<CudaSentenceEncoder> encoder(new CudaSentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));

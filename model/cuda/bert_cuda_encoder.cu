@@ -11,8 +11,10 @@
 namespace kotae::cuda {
 namespace {
 
-constexpr int kHeadDim = 32;      // MiniLM and BERT-base: hidden / heads
+constexpr int kHeadDim = 32;         // MiniLM, bge-small, e5-small: hidden / heads
 constexpr int kNormThreads = 128;
+constexpr int kAttentionTile = 64;   // keys and values per pass through shared memory
+constexpr int kAttentionThreads = 256;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -116,44 +118,50 @@ __global__ void bias_gelu(__half* y, const float* bias, int cols, size_t count) 
   y[i] = __float2half(0.5f * v * (1.0f + erff(v * 0.70710678f)));
 }
 
-// One block per (text, head); thread i computes query row i over the text's real tokens, in one pass
-// (online softmax). qkv rows are [q | k | v] without their bias, which is added here.
+// One block per (text, head); each thread computes query rows threadIdx.x, + blockDim.x, ... over the
+// text's real tokens in one pass (online softmax). Keys and values pass through shared memory a tile of
+// kAttentionTile tokens at a time, so its use (8 KB) fits every GPU from sm_70 on, whatever the text's
+// length. qkv rows are [q | k | v] without their bias, which is added here.
 __global__ void attention(const __half* qkv, const float* qkv_bias, const int* lengths, int padded_length,
                           int hidden, int heads, float scale, __half* context) {
-  extern __shared__ __half shared[];
-  __half* keys = shared;
-  __half* values = shared + padded_length * kHeadDim;
+  __shared__ __half keys[kAttentionTile * kHeadDim];
+  __shared__ __half values[kAttentionTile * kHeadDim];
   const int text = blockIdx.x / heads, head = blockIdx.x % heads, length = lengths[text];
   const size_t stride = 3 * (size_t)hidden, first = (size_t)text * padded_length;
   const int q_off = head * kHeadDim, k_off = hidden + q_off, v_off = 2 * hidden + q_off;
-  for (int e = threadIdx.x; e < length * kHeadDim; e += blockDim.x) {
-    const int j = e / kHeadDim, d = e % kHeadDim;
-    keys[e] = __float2half(__half2float(qkv[(first + j) * stride + k_off + d]) + qkv_bias[k_off + d]);
-    values[e] = __float2half(__half2float(qkv[(first + j) * stride + v_off + d]) + qkv_bias[v_off + d]);
+  for (int row0 = 0; row0 < padded_length; row0 += blockDim.x) {  // every thread runs every pass: they share the tiles
+    const int i = row0 + threadIdx.x;
+    const bool real = i < length;
+    float q[kHeadDim], acc[kHeadDim];
+    for (int d = 0; d < kHeadDim; ++d) {
+      q[d] = real ? (__half2float(qkv[(first + i) * stride + q_off + d]) + qkv_bias[q_off + d]) * scale : 0.0f;
+      acc[d] = 0.0f;
+    }
+    float top = -INFINITY, total = 0.0f;
+    for (int tile = 0; tile < length; tile += kAttentionTile) {
+      const int count = min(kAttentionTile, length - tile);
+      __syncthreads();  // the previous tile is read by everyone
+      for (int e = threadIdx.x; e < count * kHeadDim; e += blockDim.x) {
+        const size_t row = (first + tile + e / kHeadDim) * stride;
+        const int d = e % kHeadDim;
+        keys[e] = __float2half(__half2float(qkv[row + k_off + d]) + qkv_bias[k_off + d]);
+        values[e] = __float2half(__half2float(qkv[row + v_off + d]) + qkv_bias[v_off + d]);
+      }
+      __syncthreads();
+      if (!real) continue;
+      for (int j = 0; j < count; ++j) {
+        float s = 0.0f;
+        for (int d = 0; d < kHeadDim; ++d) s += q[d] * __half2float(keys[j * kHeadDim + d]);
+        const float next = fmaxf(top, s), correction = __expf(top - next), p = __expf(s - next);
+        total = total * correction + p;
+        for (int d = 0; d < kHeadDim; ++d) acc[d] = acc[d] * correction + p * __half2float(values[j * kHeadDim + d]);
+        top = next;
+      }
+    }
+    if (i >= padded_length) continue;
+    __half* out = context + (first + i) * hidden + q_off;
+    for (int d = 0; d < kHeadDim; ++d) out[d] = __float2half(real ? acc[d] / total : 0.0f);  // padding: never read, kept finite
   }
-  __syncthreads();
-  const int i = threadIdx.x;
-  if (i >= padded_length) return;
-  __half* out = context + (first + i) * hidden + q_off;
-  if (i >= length) {  // padding: never read, but keep it finite
-    for (int d = 0; d < kHeadDim; ++d) out[d] = __float2half(0.0f);
-    return;
-  }
-  float q[kHeadDim], acc[kHeadDim];
-  for (int d = 0; d < kHeadDim; ++d) {
-    q[d] = (__half2float(qkv[(first + i) * stride + q_off + d]) + qkv_bias[q_off + d]) * scale;
-    acc[d] = 0.0f;
-  }
-  float top = -INFINITY, total = 0.0f;
-  for (int j = 0; j < length; ++j) {
-    float s = 0.0f;
-    for (int d = 0; d < kHeadDim; ++d) s += q[d] * __half2float(keys[j * kHeadDim + d]);
-    const float next = fmaxf(top, s), correction = __expf(top - next), p = __expf(s - next);
-    total = total * correction + p;
-    for (int d = 0; d < kHeadDim; ++d) acc[d] = acc[d] * correction + p * __half2float(values[j * kHeadDim + d]);
-    top = next;
-  }
-  for (int d = 0; d < kHeadDim; ++d) out[d] = __float2half(acc[d] / total);
 }
 
 // out[text] = normalise(mean of x over the text's real tokens); one block per text.
@@ -268,12 +276,11 @@ struct BertCudaEncoder::Impl {
     check(cudaMemcpyAsync(lengths, host_lengths, batch * sizeof(int), cudaMemcpyHostToDevice, stream), "copy lengths");
     embed_norm<<<rows, kNormThreads, 0, stream>>>(ids, text_types ? types : nullptr, length, word, position, type,
                                                   embed_gamma, embed_beta, hidden, epsilon, x);
-    const int attention_threads = (length + 31) / 32 * 32;
-    const size_t attention_shared = 2 * (size_t)length * kHeadDim * sizeof(__half);
+    const int attention_threads = std::min((length + 31) / 32 * 32, kAttentionThreads);
     const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
     for (const auto& l : layers) {
       gemm(x, l.qkv, qkv, rows);
-      attention<<<batch * heads, attention_threads, attention_shared, stream>>>(qkv, l.qkv.bias, lengths, length, hidden,
+      attention<<<batch * heads, attention_threads, 0, stream>>>(qkv, l.qkv.bias, lengths, length, hidden,
                                                                                 heads, scale, context);
       gemm(context, l.attention_output, scratch, rows);
       add_bias_residual_norm<<<rows, kNormThreads, 0, stream>>>(x, scratch, l.attention_output.bias, l.attention_gamma,
@@ -298,12 +305,23 @@ BertCudaEncoder::BertCudaEncoder(const BertWeights& w, int max_batch, int max_to
   m.heads = w.heads;
   m.intermediate = w.intermediate;
   m.max_batch = max_batch;
-  m.max_tokens = std::min(max_tokens, std::min(w.max_positions, 256));  // attention keeps K and V in 32 KB of shared memory
+  if (max_tokens > w.max_positions) {  // ONNX Runtime would fail on such input too: say so, never cut silently
+    throw std::runtime_error("texts of " + std::to_string(max_tokens) + " tokens asked for, but the model has " +
+                             std::to_string(w.max_positions) + " positions");
+  }
+  m.max_tokens = max_tokens;
   m.max_positions = w.max_positions;
   m.epsilon = w.norm_epsilon;
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
   m.device = prop.name;
+  // A GPU this build has neither machine code nor PTX for fails at the first launch; say so here.
+  cudaFuncAttributes kernel{};
+  if (cudaFuncGetAttributes(&kernel, attention) != cudaSuccess) {
+    cudaGetLastError();  // clear it
+    throw std::runtime_error(std::string(prop.name) + " (compute capability " + std::to_string(prop.major) + "." +
+                             std::to_string(prop.minor) + "): this build of the encoder has no code for it");
+  }
   check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cublasCreate(&m.blas), "cublasCreate");
   check(cublasSetStream(m.blas, m.stream), "cublasSetStream");

@@ -10,6 +10,10 @@
 
 #include "model/cuda/bert_cuda_encoder.h"
 
+#ifndef KOTAE_CUDA_ARCHITECTURES_BUILT
+#define KOTAE_CUDA_ARCHITECTURES_BUILT ""  // built outside CMake (bench/gpu/run), for the GPU at hand
+#endif
+
 namespace {
 
 struct Plugin {
@@ -83,6 +87,10 @@ __attribute__((visibility("default"))) int kotae_cuda_encoder_hidden(void* handl
 
 __attribute__((visibility("default"))) const char* kotae_cuda_encoder_device(void* handle) {
   return static_cast<Plugin*>(handle)->device.c_str();
+}
+
+__attribute__((visibility("default"))) const char* kotae_cuda_encoder_architectures() {
+  return KOTAE_CUDA_ARCHITECTURES_BUILT;
 }
 
 __attribute__((visibility("default"))) void kotae_cuda_encoder_close(void* handle) { delete static_cast<Plugin*>(handle); }

@@ -19,5 +19,8 @@ using KotaeCudaEncoderScore = int (*)(void* encoder, const int* ids, const int* 
 using KotaeCudaEncoderHidden = int (*)(void* encoder);
 using KotaeCudaEncoderDevice = const char* (*)(void* encoder);
 using KotaeCudaEncoderClose = void (*)(void* encoder);
+// The GPU architectures the plugin was built for, CMake's CUDA_ARCHITECTURES joined by commas ("75,80,90");
+// empty where the build did not record them.
+using KotaeCudaEncoderArchitectures = const char* (*)();
 
 }

@@ -57,6 +57,16 @@ TEST(KotaeDoctor, ReportsLibrariesHardwareAndVerifiedModels) {
   EXPECT_TRUE(report["cpu"]["features"].is_array());
   EXPECT_TRUE(report["gpu"]["present"].is_boolean());
   EXPECT_EQ(report["gpu"]["present"].get<bool>(), !report["gpu"]["devices"].empty());
+  // The native encoder's plugin (built wherever setup's nvcc is) names its architectures, Turing's too;
+  // each GPU says whether the plugin runs on it.
+  const auto& plugin = report["gpu"]["cuda_plugin"];
+  if (std::filesystem::exists(plugin["path"].get<std::string>())) {
+    ASSERT_TRUE(plugin.contains("architectures")) << plugin.dump();
+    EXPECT_EQ(plugin["architectures"].front(), "75") << plugin.dump();
+  } else {
+    EXPECT_TRUE(plugin.contains("error")) << plugin.dump();
+  }
+  for (const auto& d : report["gpu"]["devices"]) EXPECT_TRUE(d["native_encoder"]["runs"].is_boolean()) << d.dump();
   for (const char* name : {"all-minilm-l6-v2", "all-minilm-l6-v2-int8"}) {
     const auto* m = find_model(report, name);
     ASSERT_NE(m, nullptr) << name;

@@ -2,7 +2,7 @@
 # bench/gpu/pack then bench/gpu/run --dry-run, as a machine without a GPU runs them: the pack stays
 # under 60 MiB and holds the checked weights and llama.cpp's sources; the dry run builds the device
 # report, says there is no GPU, reads the peer's inputs, compiles and links the native CUDA encoder
-# with nvcc from PyPI, runs the retrieval + rerank path from text on the CPU reference and links its GPU
+# with nvcc from PyPI for sm_75 (the oldest GPUs the plugin supports), runs the retrieval + rerank path from text on the CPU reference and links its GPU
 # program, configures llama.cpp and compiles the llama.cpp encoder bench; its summary is the last line.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,7 +14,7 @@ out=$("$root/bench/gpu/run" --dry-run --pack "$pack")
 echo "$out"
 echo "$out" | tail -1 | jq -e '.name == "summary" and .dry_run == true and (.gpu.present | type) == "boolean"' >/dev/null
 echo "$out" | grep -q '"configured": true, "cuda": true, "bench_compiles": true'  # llama.cpp's CUDA build configures
-echo "$out" | grep -q '"name": "cuda_encoder_build", "compiled": true, "linked": true'
+echo "$out" | grep -q '"name": "cuda_encoder_build", "compiled": true, "linked": true, "architecture": "sm_75"'  # Turing
 # Retrieval + rerank from text ran end to end on the CPU reference; its GPU program linked.
 echo "$out" | grep '"name": "retrieval_rerank"' | jq -e '.errors == 0 and .requests >= 1 and .p95_ms > 0' >/dev/null
 echo "$out" | grep -q '"name": "retrieval_bench_build", "gpu": true, "linked": true'
