@@ -9,6 +9,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "server/gpu_metrics.h"
 #include "server/process_metrics.h"
 
 namespace kotae::server {
@@ -79,6 +80,7 @@ struct ServerMetrics::State {
       .Name("kotae_answers_total").Help("Answers by back-end").Register(*registry);
   std::mutex observers_mutex;
   std::vector<std::shared_ptr<BatchMetrics>> observers;
+  std::unique_ptr<GpuTelemetry> gpus = GpuTelemetry::open();  // null without a GPU
 };
 
 ServerMetrics::ServerMetrics() : state_(std::make_unique<State>()) {
@@ -162,7 +164,9 @@ void ServerMetrics::set_batch_queue(const std::string& model, std::size_t depth)
 }
 
 std::string ServerMetrics::text() const {
-  return prometheus::TextSerializer().Serialize(state_->registry->Collect()) + process_metrics_text();
+  const auto& gpus = state_->gpus;
+  return prometheus::TextSerializer().Serialize(state_->registry->Collect()) + process_metrics_text() +
+         (gpus ? gpu_metrics_text(gpus->sample()) : "");
 }
 
 }  // namespace kotae::server

@@ -2,8 +2,9 @@
 // What /metrics shows, in Prometheus' text format (prometheus-cpp): latency per stage and end to end,
 // requests and errors by endpoint and code, batch sizes and queue depths per model, the work queue,
 // answer-cache hits and misses, how similar retrieved sources were, ingestion throughput, and the
-// execution provider each model runs on, tokens and time to first token per back-end, the build, and
-// the process_* metrics. prometheus-cpp stays behind this interface.
+// execution provider each model runs on, tokens and time to first token per back-end, the build, the
+// process_* metrics, and each GPU's utilisation, memory and temperature where there is one.
+// prometheus-cpp stays behind this interface.
 
 #include <memory>
 #include <string>

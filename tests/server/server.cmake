@@ -54,6 +54,9 @@ kotae_test(conversation_tests
            LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
 
+# The GPU series of /metrics, rendered from NVML's readings (tests/server/gpu_metrics_test.cpp).
+kotae_test(gpu_metrics_tests SOURCES server/gpu_metrics_test.cpp LIBS kotae_server)
+
 # Faults the server survives (tests/server/fault_test.cpp): a remote generator killed mid-answer, a
 # generator that fails to load, a deleted or damaged vector index.
 kotae_test(server_fault_tests SOURCES server/fault_test.cpp LIBS kotae_core nlohmann_json::nlohmann_json

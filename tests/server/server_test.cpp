@@ -15,6 +15,7 @@
 
 #include "core/sha256.h"
 #include "model/sentence_encoder.h"
+#include "platform/gpu_devices.h"
 #include "support/command_runner.h"
 #include "support/http_client.h"
 #include "support/kotae_server_process.h"
@@ -475,6 +476,11 @@ TEST_F(ServerTest, MetricsPassPromtoolAndCountWhatHappened) {
                                "kotae_batch_size_bucket", "kotae_batch_queue_depth", "kotae_work_queue",
                                "kotae_retrieved_similarity_bucket", R"(kotae_answers_total{backend="extractive",cached="false"} 1)"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected;
+  }
+  if (!probe_gpus().present) {  // the GPU series only where NVML lists a GPU
+    for (const char* absent : {"kotae_gpu_utilization_ratio", "kotae_gpu_memory_used_bytes", "kotae_gpu_temperature_celsius"}) {
+      EXPECT_EQ(text.find(absent), std::string::npos) << absent;
+    }
   }
   const auto file = dir_ / "metrics.txt";
   std::ofstream(file) << text;
