@@ -4,6 +4,7 @@
 
 #include "model/cuda_cross_encoder.h"
 #include "model/cuda_sentence_encoder.h"
+#include "model/gpu_failover.h"
 #include "platform/cpu_features.h"
 
 namespace kotae {
@@ -35,8 +36,10 @@ Result<EncoderOptions::Precision> cpu_precision(const std::filesystem::path& mod
 namespace {
 
 // The CUDA engine if KOTAE_ENCODER allows and it loads, else the ONNX one; why_not_cuda as above.
+// Under "auto" the CUDA engine has the ONNX one behind it, loaded if the GPU fails (gpu_failover.h).
 template <class Interface, class LoadCuda, class LoadOnnx>
-Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_onnx, std::string* why_not_cuda) {
+Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_onnx, std::string* why_not_cuda,
+                                             const OnGpuFailure& on_gpu_failure) {
   const char* choice = std::getenv("KOTAE_ENCODER");
   const std::string wanted = choice ? choice : "auto";
   if (wanted != "auto" && wanted != "onnx" && wanted != "cuda") {
@@ -47,7 +50,13 @@ Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_o
     auto cuda = load_cuda();
     if (cuda) {
       if (why_not_cuda) why_not_cuda->clear();
-      return std::unique_ptr<Interface>(std::move(*cuda));
+      if (wanted == "cuda") return std::unique_ptr<Interface>(std::move(*cuda));  // a failure stays an error
+      std::function<Result<std::unique_ptr<Interface>>()> load_cpu = [load_onnx]() -> Result<std::unique_ptr<Interface>> {
+        auto onnx = load_onnx();
+        if (!onnx) return onnx.error();
+        return std::unique_ptr<Interface>(std::move(*onnx));
+      };
+      return with_cpu_failover(std::unique_ptr<Interface>(std::move(*cuda)), std::move(load_cpu), on_gpu_failure);
     }
     if (wanted == "cuda") return cuda.error();
     reason = cuda.error().message;
@@ -61,18 +70,21 @@ Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_o
 }  // namespace
 
 Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir, const EncoderOptions& options,
-                                                   std::string* why_not_cuda) {
+                                                   std::string* why_not_cuda, const OnGpuFailure& on_gpu_failure) {
   EncoderOptions chosen = options;
   // A caller that asked for FP16 (a GPU through ONNX Runtime) keeps it.
   if (options.precision == EncoderOptions::Precision::fp32) chosen.precision = KOTAE_TRY_VALUE(cpu_precision(model_dir));
   return load_best<Encoder>([&] { return CudaSentenceEncoder::load(model_dir); },
-                            [&] { return SentenceEncoder::load(model_dir, chosen); }, why_not_cuda);
+                            [model_dir, chosen] { return SentenceEncoder::load(model_dir, chosen); }, why_not_cuda,
+                            on_gpu_failure);
 }
 
 Result<std::unique_ptr<PairScorer>> load_best_cross_encoder(const std::filesystem::path& model_dir,
-                                                            const CrossEncoderOptions& options, std::string* why_not_cuda) {
+                                                            const CrossEncoderOptions& options, std::string* why_not_cuda,
+                                                            const OnGpuFailure& on_gpu_failure) {
   return load_best<PairScorer>([&] { return CudaCrossEncoder::load(model_dir); },
-                               [&] { return CrossEncoder::load(model_dir, options); }, why_not_cuda);
+                               [model_dir, options] { return CrossEncoder::load(model_dir, options); }, why_not_cuda,
+                               on_gpu_failure);
 }
 
 }  // namespace kotae

@@ -209,6 +209,9 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   add_job_routes(s.router, s.context);
   add_conversation_routes(s.router, s.context);
   add_web_routes(s.router);
+  s.options.models.on_gpu_failure = [&s](const std::string& model, const GpuFailure& failure) {
+    s.context.metrics.gpu_failover(model, failure.from, failure.to);
+  };
   s.options.models.on_model_loaded = [&s](const std::string& model, const std::string& provider) {
     s.context.metrics.model_loaded(model, provider);
     return s.context.metrics.batch_observer(model);

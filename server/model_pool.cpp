@@ -19,6 +19,7 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   pool->data_dir_ = options.data_dir;
   pool->policy_ = options.batch;
   pool->on_model_loaded_ = options.on_model_loaded;
+  pool->on_gpu_failure_ = options.on_gpu_failure;
   pool->encoder_options_ = options.encoder;
   pool->encoder_options_.session.allow_spinning = false;  // see OnnxSessionOptions: a server idles between batches
   pool->default_embedder_ = options.embedder.empty() ? kDefaultEmbeddingModel : options.embedder;
@@ -29,7 +30,8 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
     CrossEncoderOptions cross_options;
     cross_options.session = pool->encoder_options_.session;
     std::string why_not_cuda;
-    auto cross = load_best_cross_encoder(models_dir(options.data_dir) / options.reranker, cross_options, &why_not_cuda);
+    auto cross = load_best_cross_encoder(models_dir(options.data_dir) / options.reranker, cross_options, &why_not_cuda,
+                                         pool->failure_reporter(options.reranker));
     if (!cross) return cross.error();
     if (!why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
       log_event("cuda_encoder_unavailable", {{"model", options.reranker}, {"reason", why_not_cuda}, {"using", (*cross)->provider()}}, LogLevel::warn);
@@ -73,6 +75,11 @@ Result<void> ModelPool::set_aliases(const std::vector<std::string>& entries) {
     aliases_.emplace(name, model);
   }
   return {};
+}
+
+OnGpuFailure ModelPool::failure_reporter(const std::string& model) const {
+  if (!on_gpu_failure_) return {};
+  return [report = on_gpu_failure_, model](const GpuFailure& failure) { report(model, failure); };
 }
 
 std::vector<InstalledModel> ModelPool::installed() const { return installed_models(models_dir(data_dir_)); }
@@ -124,7 +131,7 @@ Result<const ModelPool::Loaded*> ModelPool::load_embedder(const std::string& mod
     return make_error(ErrorCode::not_found, "no embedding model '" + model + "' is installed");
   }
   std::string why_not_cuda;
-  auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options_, &why_not_cuda);
+  auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options_, &why_not_cuda, failure_reporter(model));
   // A GPU that the native encoder could not use deserves one log line; no GPU is the normal case.
   if (loaded && !why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
     log_event("cuda_encoder_unavailable", {{"model", model}, {"reason", why_not_cuda}, {"using", (*loaded)->provider()}}, LogLevel::warn);

@@ -13,6 +13,7 @@
 #include "batch/batched_encoder.h"
 #include "batch/batched_reranker.h"
 #include "core/result.h"
+#include "model/gpu_failover.h"
 #include "model/installed_models.h"
 #include "model/sentence_encoder.h"
 #include "model/reranker.h"
@@ -35,6 +36,8 @@ struct ModelPoolOptions {
   // Told of each model with a batcher (embedders, the reranker) as it loads; the batcher reports to the
   // observer returned.
   std::function<std::shared_ptr<batch::BatchObserver>(const std::string& model, const std::string& provider)> on_model_loaded;
+  // Told when a model's GPU fails after loading and the model moves to the CPU (model/gpu_failover.h).
+  std::function<void(const std::string& model, const GpuFailure& failure)> on_gpu_failure;
 };
 
 struct EmbedderStatus {
@@ -86,10 +89,12 @@ class ModelPool {
   const Loaded* find(const std::string& model) const;  // null: not loaded yet
   Result<const Loaded*> load_embedder(const std::string& model);
   Result<void> set_aliases(const std::vector<std::string>& entries);
+  OnGpuFailure failure_reporter(const std::string& model) const;  // on_gpu_failure_ for one model
 
   std::filesystem::path data_dir_;
   batch::BatchPolicy policy_;
   std::function<std::shared_ptr<batch::BatchObserver>(const std::string&, const std::string&)> on_model_loaded_;
+  std::function<void(const std::string&, const GpuFailure&)> on_gpu_failure_;
   EncoderOptions encoder_options_;
   std::string default_embedder_;
   mutable std::mutex mutex_;  // guards embedders_, only while it is read or added to

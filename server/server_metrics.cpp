@@ -76,6 +76,8 @@ struct ServerMetrics::State {
       .Name("kotae_ingest_seconds_total").Help("Time spent indexing uploaded documents").Register(*registry);
   prometheus::Family<prometheus::Gauge>& provider = prometheus::BuildGauge()
       .Name("kotae_model_info").Help("Loaded models and the execution provider each runs on (value 1)").Register(*registry);
+  prometheus::Family<prometheus::Counter>& gpu_failovers = prometheus::BuildCounter()
+      .Name("kotae_gpu_failovers_total").Help("Models moved to the CPU because their GPU failed after loading").Register(*registry);
   prometheus::Family<prometheus::Counter>& answers = prometheus::BuildCounter()
       .Name("kotae_answers_total").Help("Answers by back-end").Register(*registry);
   std::mutex observers_mutex;
@@ -142,6 +144,12 @@ void ServerMetrics::ingested(std::uint64_t bytes, std::size_t chunks, double sec
 
 void ServerMetrics::model_loaded(const std::string& model, const std::string& provider) {
   state_->provider.Add({{"model", model}, {"provider", provider}}).Set(1);
+}
+
+void ServerMetrics::gpu_failover(const std::string& model, const std::string& from, const std::string& to) {
+  state_->gpu_failovers.Add({{"model", model}}).Increment();
+  state_->provider.Add({{"model", model}, {"provider", from}}).Set(0);
+  model_loaded(model, to);
 }
 
 std::shared_ptr<batch::BatchObserver> ServerMetrics::batch_observer(const std::string& model) {

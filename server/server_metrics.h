@@ -31,6 +31,8 @@ class ServerMetrics {
   void cache_lookup(bool hit);
   void ingested(std::uint64_t bytes, std::size_t chunks, double seconds);
   void model_loaded(const std::string& model, const std::string& provider);
+  // A model's GPU failed and it now runs on `to`: counted, and the provider series moves.
+  void gpu_failover(const std::string& model, const std::string& from, const std::string& to);
   // The observer a model's batcher reports each batch to.
   std::shared_ptr<batch::BatchObserver> batch_observer(const std::string& model);
   void set_work_queue(std::size_t queued, std::size_t busy);

@@ -1,7 +1,9 @@
 // The kotae_gpu_* series /metrics shows where NVML lists GPUs: one per GPU and reading, labels escaped,
 // a reading NVML refused left out, and the text passes promtool. Fed samples as NVML gives them (no
 // GPU here); that none are shown without a GPU is checked against the real server (server_test.cpp).
+// And the count of models moved off a failed GPU.
 #include "server/gpu_metrics.h"
+#include "server/server_metrics.h"
 
 #include <gtest/gtest.h>
 
@@ -54,6 +56,19 @@ TEST(GpuMetrics, OneSeriesPerGpuAndReading) {
   const int status = std::system(("promtool check metrics < " + file.string() + " > " + said + " 2>&1").c_str());
   std::ifstream in(said);
   EXPECT_EQ(status, 0) << std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// A model whose GPU failed (model/gpu_failover.h): counted, and its provider series moves to the CPU.
+TEST(GpuMetrics, AGpuFailoverIsCountedAndTheProviderMoves) {
+  ServerMetrics metrics;
+  metrics.model_loaded("all-minilm-l6-v2", "KotaeCUDA (Tesla T4)");
+  metrics.gpu_failover("all-minilm-l6-v2", "KotaeCUDA (Tesla T4)", "CPUExecutionProvider");
+  const std::string text = metrics.text();
+  for (const char* expected : {R"(kotae_gpu_failovers_total{model="all-minilm-l6-v2"} 1)",
+                               R"m(kotae_model_info{model="all-minilm-l6-v2",provider="KotaeCUDA (Tesla T4)"} 0)m",
+                               R"(kotae_model_info{model="all-minilm-l6-v2",provider="CPUExecutionProvider"} 1)"}) {
+    EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin\n" << text;
+  }
 }
 
 }  // namespace
