@@ -101,6 +101,7 @@ int run_eval(const EvalOptions& options) {
   evaluation.search.fusion = options.fusion == "linear" ? search::Fusion::linear : search::Fusion::rrf;
   evaluation.search.bm25_weight = options.bm25_weight;
   evaluation.search.vector_weight = options.vector_weight;
+  evaluation.search.agreement_bonus = options.agreement_bonus;
   evaluation.search.candidates = options.candidates;
   evaluation.chunk_depth = options.candidates;
 
@@ -160,6 +161,7 @@ int run_eval(const EvalOptions& options) {
                                     {"fusion", options.fusion},
                                     {"bm25_weight", options.bm25_weight},
                                     {"vector_weight", options.vector_weight},
+                                    {"agreement_bonus", options.agreement_bonus},
                                     {"retrieve_p50_ms", r.retrieve_p50_ms},
                                     {"retrieve_p99_ms", r.retrieve_p99_ms}};
         if (fp32) {

@@ -28,6 +28,7 @@ struct EvalOptions {
   double rrf_k = search::SearchOptions{}.rrf_k;
   std::string fusion = "linear";  // rrf or linear (search::SearchOptions' default)
   double bm25_weight = search::SearchOptions{}.bm25_weight, vector_weight = search::SearchOptions{}.vector_weight;
+  double agreement_bonus = search::SearchOptions{}.agreement_bonus;
   std::size_t candidates = 300;
   std::string rerank_model;
   bool json = false;

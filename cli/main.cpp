@@ -122,6 +122,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"rrf", "linear"}))->capture_default_str();
   eval_cmd->add_option("--bm25-weight", eval.bm25_weight, "BM25 list's weight in the fusion")->capture_default_str();
   eval_cmd->add_option("--vector-weight", eval.vector_weight, "vector list's weight in the fusion")->capture_default_str();
+  eval_cmd->add_option("--agreement-bonus", eval.agreement_bonus,
+                       "linear fusion: a chunk both lists score above their floor counts (1 + this) times")
+      ->check(CLI::Range(0.0, 10.0))->capture_default_str();
   eval_cmd->add_option("--rerank", eval.rerank_model, "cross-encoder model to rerank with");
   eval_cmd->add_flag("--json", eval.json, "one JSON object per mode");
 

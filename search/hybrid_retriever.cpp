@@ -126,7 +126,7 @@ Result<SearchResult> HybridRetriever::fuse(RetrievedLists retrieved, const Searc
       candidates.push_back({lists[0][i].chunk_id, lists[0][i].document_id, lists[0][i].score, {i + 1}});
   } else if (lists.size() == 2) {
     const double weights[] = {options.bm25_weight, options.vector_weight};
-    candidates = options.fusion == Fusion::linear ? linear_fusion(lists, weights, options.fusion_range)
+    candidates = options.fusion == Fusion::linear ? linear_fusion(lists, weights, options.fusion_range, options.agreement_bonus)
                                                   : reciprocal_rank_fusion(lists, options.rrf_k, weights);
   }
   result.timing.fuse = ms_since(fuse_start);

@@ -6,7 +6,10 @@
 //   Linear: each list's scores min-max normalised to [0, 1] over the list's best `range_depth` entries
 //   (deeper ones below that floor count 0), then summed with weights; a candidate absent from a list
 //   gets 0 from it. Keeps how far ahead a candidate is, which ranks lose. The fixed range depth makes
-//   the fused top the same however deep the caller asks (eval asks 300 deep, a search 50).
+//   the fused top the same however deep the caller asks (eval asks 300 deep, a search 50). A candidate
+//   that several lists score above their floor has its sum multiplied by 1 + agreement_bonus for each
+//   list past the first (CombMNZ's idea, Fox and Shaw, 1994, softened): two retrievers that find the
+//   same passage by different evidence are more often right than either alone.
 
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +34,7 @@ struct FusedCandidate {
 std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
                                                    double k = 60.0, std::span<const double> weights = {});
 std::vector<FusedCandidate> linear_fusion(std::span<const std::vector<store::ScoredChunk>> lists,
-                                          std::span<const double> weights = {}, std::size_t range_depth = 50);
+                                          std::span<const double> weights = {}, std::size_t range_depth = 50,
+                                          double agreement_bonus = 0.0);
 
 }  // namespace kotae::search

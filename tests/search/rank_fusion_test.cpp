@@ -105,5 +105,24 @@ TEST(LinearFusion, TheRangeComesFromEachListsBestEntriesSoDepthDoesNotMoveTheTop
   EXPECT_NEAR(all[2].score, 0.0, 1e-9);
 }
 
+TEST(LinearFusion, APassageBothListsFindAboveTheirFloorCountsMore) {
+  // Chunk 2 is second in both lists; chunk 1 tops the vector list alone; chunk 3 is at BM25's floor.
+  const std::vector<std::vector<store::ScoredChunk>> lists{scored({{4, 10.0f}, {2, 8.0f}, {3, 2.0f}}),
+                                                           scored({{1, 0.9f}, {2, 0.7f}, {3, 0.5f}})};
+  const double weights[] = {0.2, 1.0};
+  const auto plain = linear_fusion(lists, weights, 50, 0.0);
+  EXPECT_EQ(plain[0].chunk_id, 1);  // 1.0 against 0.2 * 0.75 + 0.5 = 0.65
+  const auto agreeing = linear_fusion(lists, weights, 50, 0.5);
+  ASSERT_EQ(agreeing.size(), 4u);
+  EXPECT_EQ(agreeing[0].chunk_id, 1);
+  EXPECT_NEAR(agreeing[0].score, 1.0, 1e-9);          // one list only: unchanged
+  EXPECT_NEAR(agreeing[1].score, 0.65 * 1.5, 1e-6);   // both lists above their floor
+  EXPECT_EQ(agreeing[1].chunk_id, 2);
+  const auto strong = linear_fusion(lists, weights, 50, 1.0);
+  EXPECT_EQ(strong[0].chunk_id, 2);  // 1.3 ahead of 1.0
+  EXPECT_EQ(strong.back().chunk_id, 3);
+  EXPECT_NEAR(strong.back().score, 0.0, 1e-9);  // at both floors: no bonus on nothing
+}
+
 }  // namespace
 }  // namespace kotae::search
