@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <sstream>
 
@@ -57,6 +58,7 @@ Result<std::vector<std::string>> cuda_plugin_architectures(const std::filesystem
 bool cuda_architectures_run_on(const std::vector<std::string>& architectures, int major, int minor) {
   const int gpu = major * 10 + minor;
   for (const auto& entry : architectures) {
+    if (entry.empty() || !std::isdigit(static_cast<unsigned char>(entry[0]))) return true;  // "native", "all": the plugin checks at open
     const int built = std::atoi(entry.c_str());  // "86-real" -> 86
     const bool machine_code = !entry.ends_with("-virtual"), ptx = !entry.ends_with("-real");
     if (machine_code && built / 10 == major && built % 10 <= minor) return true;

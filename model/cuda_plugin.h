@@ -38,7 +38,8 @@ Result<std::vector<std::string>> cuda_plugin_architectures(const std::filesystem
 
 // Whether code built for `architectures` runs on a GPU of compute capability major.minor: machine code
 // of the same major version and a minor no higher, or PTX (every entry but "-real") no higher than the
-// GPU, which the driver compiles for it.
+// GPU, which the driver compiles for it. CMake's "native" or "all" cannot be checked here: true (the
+// plugin itself refuses a GPU it has no code for when it opens).
 bool cuda_architectures_run_on(const std::vector<std::string>& architectures, int major, int minor);
 std::string describe_cuda_architectures(const std::vector<std::string>& architectures);  // "sm_75, sm_80, sm_90"
 

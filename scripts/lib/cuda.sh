@@ -23,7 +23,7 @@ llama_cuda_flags() {
     rm -rf "$root"; mv "$view" "$root"
   fi
   printf '%s\n' -DGGML_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=$1" "-DCMAKE_CUDA_COMPILER=$root/bin/nvcc" "-DCUDAToolkit_ROOT=$root"
-  if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so ' && [ ! -e "$root/lib64/stubs/libcuda.so" ]; then
+  if ! grep -q 'libcuda\.so ' <<<"$(ldconfig -p 2>/dev/null)" && [ ! -e "$root/lib64/stubs/libcuda.so" ]; then
     echo -DGGML_CUDA_NO_VMM=ON
   fi
 }

@@ -188,7 +188,9 @@ check_runtime() {
     local health; health=$(podman inspect -f '{{.State.Health.Status}}' "$container" 2>/dev/null)
     if [ "$health" = healthy ]; then ok "podman healthcheck run: healthy"; else fail "health status after the check: '$health'"; fi
   else fail "podman healthcheck run: $(cat "$log")"; fi
-  podman logs "$container" 2>&1 | grep -q '^{' && ok "the server logs JSON lines to the container's output" ||
+  # Read whole first: grep -q stops at its match, and under pipefail podman's SIGPIPE would fail the pipe.
+  local logs; logs=$(podman logs "$container" 2>&1)
+  grep -q '^{' <<<"$logs" && ok "the server logs JSON lines to the container's output" ||
     fail "no JSON log lines in podman logs"
 }
 

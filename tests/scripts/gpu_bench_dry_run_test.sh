@@ -13,11 +13,11 @@ jq -e '.bytes <= 62914560 and .weights.matches_onnx_initializer == "embeddings.w
 out=$("$root/bench/gpu/run" --dry-run --pack "$pack")
 echo "$out"
 echo "$out" | tail -1 | jq -e '.name == "summary" and .dry_run == true and (.gpu.present | type) == "boolean"' >/dev/null
-echo "$out" | grep -q '"configured": true, "cuda": true, "bench_compiles": true'  # llama.cpp's CUDA build configures
-echo "$out" | grep -q '"name": "cuda_encoder_build", "compiled": true, "linked": true, "architecture": "sm_75"'  # Turing
+grep -q '"configured": true, "cuda": true, "bench_compiles": true' <<<"$out"  # llama.cpp's CUDA build configures
+grep -q '"name": "cuda_encoder_build", "compiled": true, "linked": true, "architecture": "sm_75"' <<<"$out"  # Turing
 # Retrieval + rerank from text ran end to end on the CPU reference; its GPU program linked.
 echo "$out" | grep '"name": "retrieval_rerank"' | jq -e '.errors == 0 and .requests >= 1 and .p95_ms > 0' >/dev/null
-echo "$out" | grep -q '"name": "retrieval_bench_build", "gpu": true, "linked": true'
+grep -q '"name": "retrieval_bench_build", "gpu": true, "linked": true' <<<"$out"
 echo "$out" | tail -1 | jq -e '.dry_run_path_checked == true' >/dev/null
 # The generator's skeleton loads in llama.cpp and generates.
 echo "$out" | grep '"name": "generation"' | jq -e '.model | startswith("gemma3 270M")' >/dev/null
