@@ -23,6 +23,8 @@ import os
 import re
 import sys
 
+from beir_layout import write_beir
+
 MIN_ANSWER = 40
 ESCAPES = {"gt": ">", "lt": "<", "verbar": "|", "sol": "/"}
 
@@ -75,8 +77,8 @@ def main():
             elif len(text) >= MIN_ANSWER:
                 others.append((doc_id, " ".join(plain(title).split()), text, name, key(title)))
     for doc_id, question, answer, links in faqs:
-        queries.append({"_id": "q-" + doc_id, "text": question})
-        corpus.append({"_id": doc_id, "title": "", "text": answer})
+        queries.append(("q-" + doc_id, question))
+        corpus.append((doc_id, "", answer))
         qrels.append(("q-" + doc_id, doc_id, 2))
         linked = set()
         for page, section in links:
@@ -84,18 +86,8 @@ def main():
             linked.update(o[0] for o in others if o[3] == page and wanted and o[4] == wanted)
         qrels.extend(("q-" + doc_id, d, 1) for d in sorted(linked))
     for doc_id, title, text, _, _ in others:
-        corpus.append({"_id": doc_id, "title": title, "text": text})
-    os.makedirs(os.path.join(out, "qrels"), exist_ok=True)
-    with open(os.path.join(out, "corpus.jsonl"), "w") as f:
-        for d in corpus:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n")
-    with open(os.path.join(out, "queries.jsonl"), "w") as f:
-        for q in queries:
-            f.write(json.dumps(q, ensure_ascii=False) + "\n")
-    with open(os.path.join(out, "qrels", "test.tsv"), "w") as f:
-        f.write("query-id\tcorpus-id\tscore\n")
-        for q, d, grade in qrels:
-            f.write("%s\t%s\t%d\n" % (q, d, grade))
+        corpus.append((doc_id, title, text))
+    write_beir(out, corpus, queries, qrels)
     print(json.dumps({"queries": len(queries), "documents": len(corpus), "judgements": len(qrels), "out": out}))
 
 

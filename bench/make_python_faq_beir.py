@@ -23,6 +23,8 @@ import os
 import re
 import sys
 
+from beir_layout import write_beir
+
 MIN_ANSWER = 40
 BLOCK = {"p", "li", "dt", "dd", "pre", "tr", "div", "br", "table", "blockquote", "ul", "ol", "dl", "section"}
 
@@ -140,17 +142,8 @@ def main():
     queries, corpus = build(faq_dir)
     if not queries:
         sys.exit(f"no questions found in {faq_dir} (the Debian package python3.11-doc installs them)")
-    os.makedirs(os.path.join(out, "qrels"), exist_ok=True)
-    with open(os.path.join(out, "corpus.jsonl"), "w") as f:
-        for doc_id, title, text in corpus:
-            f.write(json.dumps({"_id": doc_id, "title": title, "text": text}, ensure_ascii=False) + "\n")
-    with open(os.path.join(out, "queries.jsonl"), "w") as f:
-        for query_id, text, _ in queries:
-            f.write(json.dumps({"_id": query_id, "text": text}, ensure_ascii=False) + "\n")
-    with open(os.path.join(out, "qrels", "test.tsv"), "w") as f:
-        f.write("query-id\tcorpus-id\tscore\n")
-        for query_id, _, doc_id in queries:
-            f.write(f"{query_id}\t{doc_id}\t1\n")
+    write_beir(out, corpus, [(query_id, text) for query_id, text, _ in queries],
+               [(query_id, doc_id, 1) for query_id, _, doc_id in queries])
     print(json.dumps({"queries": len(queries), "documents": len(corpus), "out": out}))
 
 

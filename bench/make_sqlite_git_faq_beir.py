@@ -26,6 +26,8 @@ import os
 import re
 import sys
 
+from beir_layout import write_beir
+
 MIN_ANSWER = 40
 
 
@@ -98,8 +100,8 @@ def main():
         for doc_id, question, answer, links in source:
             if "?" not in question or len(answer) < MIN_ANSWER:
                 continue
-            queries.append({"_id": "q-" + doc_id, "text": question})
-            corpus.append({"_id": doc_id, "title": "", "text": answer})
+            queries.append(("q-" + doc_id, question))
+            corpus.append((doc_id, "", answer))
             qrels.append(("q-" + doc_id, doc_id, 2))
             linked = set()
             for page, anchor in links:
@@ -107,18 +109,8 @@ def main():
                               if s_page == page and (not anchor or anchor in anchors))
             qrels.extend(("q-" + doc_id, s_id, 1) for s_id in sorted(linked))
     for doc_id, title, body, _, _ in sections:
-        corpus.append({"_id": doc_id, "title": title, "text": body})
-    os.makedirs(os.path.join(out, "qrels"), exist_ok=True)
-    with open(os.path.join(out, "corpus.jsonl"), "w") as f:
-        for d in corpus:
-            f.write(json.dumps(d, ensure_ascii=False) + "\n")
-    with open(os.path.join(out, "queries.jsonl"), "w") as f:
-        for q in queries:
-            f.write(json.dumps(q, ensure_ascii=False) + "\n")
-    with open(os.path.join(out, "qrels", "test.tsv"), "w") as f:
-        f.write("query-id\tcorpus-id\tscore\n")
-        for q, d, grade in qrels:
-            f.write("%s\t%s\t%d\n" % (q, d, grade))
+        corpus.append((doc_id, title, body))
+    write_beir(out, corpus, queries, qrels)
     print(json.dumps({"queries": len(queries), "documents": len(corpus), "judgements": len(qrels), "out": out}))
 
 
