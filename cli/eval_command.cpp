@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
@@ -44,9 +45,26 @@ Result<double> encode_speed(const Encoder& encoder, const rag::BeirDataset& data
   return double(texts.size()) / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// `--runs`: each query's ranked chunks as a JSON line; hybrid lines also carry the fusion setting, which
+// bench/fusion_replay.py must reproduce.
+auto ranking_writer(const std::string& model, const std::string& precision, const search::SearchOptions& options,
+                    std::ostream& out) {
+  nlohmann::json fusion{{"fusion", options.fusion == search::Fusion::linear ? "linear" : "rrf"},
+                        {"bm25_weight", options.bm25_weight}, {"vector_weight", options.vector_weight},
+                        {"agreement_bonus", options.agreement_bonus}, {"range", options.fusion_range}, {"rrf_k", options.rrf_k}};
+  return [=, &out](search::SearchMode mode, const std::string& query, const std::vector<search::SearchHit>& hits) {
+    nlohmann::json ranked = nlohmann::json::array();
+    for (const auto& hit : hits) ranked.push_back({{"chunk", hit.chunk.id}, {"document", hit.document_path}, {"score", hit.score}});
+    nlohmann::json row{{"model", model}, {"precision", precision}, {"mode", std::string(search::to_string(mode))},
+                       {"query", query}, {"hits", std::move(ranked)}};
+    if (mode == search::SearchMode::hybrid) row["fusion"] = fusion;
+    out << row.dump() << "\n";
+  };
+}
+
 Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& model,
                                 std::optional<EncoderOptions::Precision> asked, const rag::BeirDataset& dataset,
-                                const rag::EvaluationOptions& evaluation, const rag::IngestOptions& ingest) {
+                                rag::EvaluationOptions evaluation, const rag::IngestOptions& ingest, std::ostream* runs) {
   // One collection per dataset, model, precision and chunking, kept between runs: a second eval reuses it.
   ModelRun run;
   run.model = model;
@@ -73,6 +91,7 @@ Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& m
   KOTAE_TRY(open.collection->save_vector_index());
 
   auto retriever = KOTAE_TRY_VALUE(search::HybridRetriever::create(*open.collection, open.encoder.get(), reranker.get()));
+  if (runs) evaluation.on_ranking = ranking_writer(model, open.encoder->precision(), evaluation.search, *runs);
   run.results = KOTAE_TRY_VALUE(rag::evaluate_retrieval(retriever, *open.encoder, dataset, evaluation));
   run.encode_per_s = KOTAE_TRY_VALUE(encode_speed(*open.encoder, dataset));
   run.embedder_id = open.collection->info().embedder_id;
@@ -117,10 +136,15 @@ int run_eval(const EvalOptions& options) {
   }
   if (precisions.empty()) precisions.push_back(std::nullopt);
 
+  std::ofstream rankings;
+  if (!options.runs.empty()) {
+    rankings.open(options.runs);
+    if (!rankings) return report_error(make_error(ErrorCode::io, "cannot write " + options.runs.string()));
+  }
   std::vector<ModelRun> runs;
   for (const auto& model : models) {
     for (const auto& precision : precisions) {
-      auto run = evaluate_model(options, model, precision, *dataset, evaluation, ingest);
+      auto run = evaluate_model(options, model, precision, *dataset, evaluation, ingest, rankings.is_open() ? &rankings : nullptr);
       if (!run) return report_error(run.error());
       runs.push_back(std::move(*run));
     }
@@ -181,6 +205,7 @@ int run_eval(const EvalOptions& options) {
       }
     }
   }
+  if (rankings.is_open() && !rankings.flush()) return report_error(make_error(ErrorCode::io, "cannot write " + options.runs.string()));
   return 0;
 }
 

@@ -31,6 +31,9 @@ struct EvalOptions {
   double agreement_bonus = search::SearchOptions{}.agreement_bonus;
   std::size_t candidates = 300;
   std::string rerank_model;
+  // Where to write each query's ranked chunks, one JSON line per model, precision, mode and query
+  // (empty: nowhere), for offline replays of the fusion (bench/fusion_replay.py).
+  std::filesystem::path runs;
   bool json = false;
 };
 

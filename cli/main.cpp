@@ -126,6 +126,8 @@ int main(int argc, char** argv) {
                        "linear fusion: a chunk both lists score above their floor counts (1 + this) times")
       ->check(CLI::Range(0.0, 10.0))->capture_default_str();
   eval_cmd->add_option("--rerank", eval.rerank_model, "cross-encoder model to rerank with");
+  eval_cmd->add_option("--runs", eval.runs, "write each query's ranked chunks per mode here, as JSON lines "
+                                            "(bench/fusion_replay.py replays fusions from them)");
   eval_cmd->add_flag("--json", eval.json, "one JSON object per mode");
 
   kotae::cli::AskOptions ask;

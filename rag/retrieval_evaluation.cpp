@@ -65,6 +65,7 @@ Result<std::vector<ModeEvaluation>> evaluate_retrieval(const search::HybridRetri
       auto result = retriever.search_embedded(dataset.queries[q].text, vectors->row(q), search);
       if (!result) return result.error();
       latencies.push_back(result->timing.total);
+      if (options.on_ranking) options.on_ranking(mode, dataset.queries[q].id, result->hits);
       std::vector<std::string> chunk_documents;
       for (const auto& hit : result->hits) {
         chunk_documents.push_back(hit.document_path);

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "core/result.h"
@@ -31,6 +32,10 @@ struct EvaluationOptions {
   std::vector<search::SearchMode> modes{search::SearchMode::bm25, search::SearchMode::vector, search::SearchMode::hybrid};
   search::SearchOptions search;  // mode and k are set per run; filter, rrf_k, rerank taken from here
   std::size_t chunk_depth = 300;  // chunks retrieved per query, enough for 100 distinct documents
+  // Called with each query's ranked hits in each mode (`kotae eval --runs`), so a fusion can be
+  // replayed offline from the legs' lists (bench/fusion_replay.py).
+  std::function<void(search::SearchMode, const std::string& query_id, const std::vector<search::SearchHit>& hits)>
+      on_ranking;
 };
 
 Result<std::vector<ModeEvaluation>> evaluate_retrieval(const search::HybridRetriever& retriever, const Encoder& encoder,

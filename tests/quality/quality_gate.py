@@ -8,8 +8,9 @@ debian-faq and debian-reference-en packages scripts/setup installs), indexes it 
 embedder and chunking into a fresh data folder (the installed models linked in) and runs
 `kotae eval --json` with the default search settings: in FP32, and as the CPU chooses by default
 (the static INT8 variant where it has VNNI). Fails when nDCG@10 or recall@10 of any mode is more than
-the floor's tolerance below its precision's floor. A change to a model, chunking or fusion default
-updates FLOOR.json in the same commit, with the reason in its "why".
+the floor's tolerance below its precision's floor, or when bench/fusion_replay.py, which replays
+fusion settings offline, no longer ranks the run exactly as `kotae eval` did. A change to a model,
+chunking or fusion default updates FLOOR.json in the same commit, with the reason in its "why".
 """
 import json
 import os
@@ -34,13 +35,21 @@ def main():
     failures = []
     evaluated = set()
     for choice in ("fp32", "auto"):
-        out = subprocess.run([binary, "eval", "--dataset", dataset, "--data", os.path.join(work, "data"), "--json"],
+        runs = os.path.join(work, f"runs-{choice}.jsonl")
+        out = subprocess.run([binary, "eval", "--dataset", dataset, "--data", os.path.join(work, "data"), "--json",
+                              "--runs", runs],
                              check=True, capture_output=True, text=True, env={**os.environ, "KOTAE_PRECISION": choice}).stdout
         rows = {row["mode"]: row for row in map(json.loads, out.splitlines())}
         precision = next(iter(rows.values()))["precision"]
         if precision in evaluated:
             continue  # this CPU runs FP32 by default
         evaluated.add(precision)
+        # The offline replay that chose the fusion must still rank exactly as kotae does.
+        replay = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "fusion_replay.py"), "check", dataset, runs],
+                                capture_output=True, text=True)
+        print(replay.stdout, end="")
+        if replay.returncode != 0:
+            failures.append(f"{precision}: {replay.stderr.strip()}")
         for mode, bounds in floor["precisions"][precision].items():
             row = rows.get(mode)
             if row is None:
