@@ -157,10 +157,8 @@ void IngestJobs::recover(const std::shared_ptr<ServedCollection>& collection) {
   std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a->status.finished < b->status.finished; });
   std::sort(unfinished.begin(), unfinished.end(), [](const auto& a, const auto& b) { return a->status.created < b->status.created; });
   for (auto& job : done) {
-    {
-      std::lock_guard lock(mutex_);
-      jobs_[job->status.id] = job;
-    }
+    std::lock_guard lock(mutex_);
+    jobs_[job->status.id] = job;
     remember_finished(job);
   }
   for (auto& job : unfinished) {
@@ -247,27 +245,23 @@ void IngestJobs::work() {
       job = queue_.front();
       queue_.pop_front();
     }
-    run(*job);
+    run(job);
     bool ended = false;
     {
       std::lock_guard lock(mutex_);
       ended = finished(job->status.state);
     }
-    if (ended) finish(job);
+    if (ended) {
+      std::error_code ec;
+      fs::remove_all(incoming_dir(*job->collection, job->status.id), ec);
+    }
   }
   std::lock_guard lock(mutex_);
   --workers_left_;
   idle_.notify_all();
 }
 
-void IngestJobs::finish(const std::shared_ptr<Job>& job) {
-  std::error_code ec;
-  fs::remove_all(incoming_dir(*job->collection, job->status.id), ec);
-  remember_finished(job);
-}
-
 void IngestJobs::remember_finished(const std::shared_ptr<Job>& job) {
-  std::lock_guard lock(mutex_);
   auto& kept = finished_[job->status.tenant];
   kept.push_back(job);
   while (kept.size() > options_.finished_kept) {
@@ -279,12 +273,21 @@ void IngestJobs::remember_finished(const std::shared_ptr<Job>& job) {
   }
 }
 
-void IngestJobs::run(Job& job) {
+void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
+  Job& job = *shared_job;
   ServedCollection& c = *job.collection;
   std::lock_guard writing(c.writer);  // one writer per collection in this process; later jobs on it wait here
   auto update = [&](auto&& change) {
     std::lock_guard lock(mutex_);
     change(job.status);
+  };
+  // The job ends and is counted among its tenant's finished ones at once: a client that sees it
+  // finished sees the tenant's older ones already forgotten.
+  auto conclude = [&](auto&& change) {
+    std::lock_guard lock(mutex_);
+    change(job.status);
+    job.status.finished = unix_seconds();
+    remember_finished(shared_job);
   };
   auto snapshot = [&] {
     std::lock_guard lock(mutex_);
@@ -299,14 +302,13 @@ void IngestJobs::run(Job& job) {
     publish(now);
   };
   auto end_all = [&](const std::string& status, const std::string& error, const std::string& state) {
-    update([&](JobStatus& s) {
+    conclude([&](JobStatus& s) {
       for (auto& f : s.files) {
         if (file_done(f)) continue;
         f.status = status;
         f.error = error;
       }
       s.state = state;
-      s.finished = unix_seconds();
     });
     save();
   };
@@ -394,7 +396,7 @@ void IngestJobs::run(Job& job) {
   auto saved = c.store->save_vector_index();
   if (interrupted && !stopped() && !c.deleted) return save();  // a shutdown: the next start goes on from here
   if (interrupted) return end_all("cancelled", "", "cancelled");
-  update([&](JobStatus& s) {
+  conclude([&](JobStatus& s) {
     if (!saved) {  // the vectors are stored; the index file catches up from the change log at the next open
       for (auto& f : s.files) {
         if (f.error.empty() && f.status == "indexed") f.error = "saved, but the vector index was not: " + saved.error().message;
@@ -402,7 +404,6 @@ void IngestJobs::run(Job& job) {
     }
     const auto failures = std::count_if(s.files.begin(), s.files.end(), [](const JobFile& f) { return f.status == "failed"; });
     s.state = failures == static_cast<long>(s.files.size()) ? "failed" : failures > 0 ? "partial" : "succeeded";
-    s.finished = unix_seconds();
   });
   save();
 }

@@ -105,10 +105,9 @@ class IngestJobs {
     bool cancelled = false;         // by a client (under mutex_): the job ends as cancelled
   };
   void work();
-  void run(Job& job);
-  void finish(const std::shared_ptr<Job>& job);
+  void run(const std::shared_ptr<Job>& job);
   void enqueue(std::shared_ptr<Job> job);
-  void remember_finished(const std::shared_ptr<Job>& job);
+  void remember_finished(const std::shared_ptr<Job>& job);  // under mutex_; forgets the tenant's oldest beyond the bound
   void publish(const JobStatus& status) const;  // to the shared records, when there are
   bool cancelled_elsewhere(const std::string& id) const;
 
