@@ -246,15 +246,6 @@ void IngestJobs::work() {
       queue_.pop_front();
     }
     run(job);
-    bool ended = false;
-    {
-      std::lock_guard lock(mutex_);
-      ended = finished(job->status.state);
-    }
-    if (ended) {
-      std::error_code ec;
-      fs::remove_all(incoming_dir(*job->collection, job->status.id), ec);
-    }
   }
   std::lock_guard lock(mutex_);
   --workers_left_;
@@ -281,25 +272,30 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
     std::lock_guard lock(mutex_);
     change(job.status);
   };
-  // The job ends and is counted among its tenant's finished ones at once: a client that sees it
-  // finished sees the tenant's older ones already forgotten.
-  auto conclude = [&](auto&& change) {
-    std::lock_guard lock(mutex_);
-    change(job.status);
-    job.status.finished = unix_seconds();
-    remember_finished(shared_job);
-  };
   auto snapshot = [&] {
     std::lock_guard lock(mutex_);
     return job.status;
   };
-  auto save = [&] {
+  auto record = [&](const JobStatus& now) {
     if (c.deleted) return;  // its folder, records included, is going
-    const JobStatus now = snapshot();
     if (auto saved = save_record(c, now); !saved) {
-      log_event("job_record_not_saved", {{"id", job.status.id}, {"reason", saved.error().message}}, LogLevel::warn);
+      log_event("job_record_not_saved", {{"id", now.id}, {"reason", saved.error().message}}, LogLevel::warn);
     }
     publish(now);
+  };
+  auto save = [&] { record(snapshot()); };
+  // A client sees the job finished only once all of its ending is done: its record saved, its
+  // incoming folder removed, and its tenant's oldest finished jobs beyond the bound forgotten.
+  auto conclude = [&](auto&& change) {
+    JobStatus ended = snapshot();
+    change(ended);
+    ended.finished = unix_seconds();
+    record(ended);
+    std::error_code ec;
+    fs::remove_all(incoming_dir(c, ended.id), ec);
+    std::lock_guard lock(mutex_);
+    job.status = std::move(ended);
+    remember_finished(shared_job);
   };
   auto end_all = [&](const std::string& status, const std::string& error, const std::string& state) {
     conclude([&](JobStatus& s) {
@@ -310,7 +306,6 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
       }
       s.state = state;
     });
-    save();
   };
   // Stopped: by its client (it ends as cancelled), or by a shutdown (its record stays unfinished).
   auto stopped = [&] {
@@ -405,7 +400,6 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
     const auto failures = std::count_if(s.files.begin(), s.files.end(), [](const JobFile& f) { return f.status == "failed"; });
     s.state = failures == static_cast<long>(s.files.size()) ? "failed" : failures > 0 ? "partial" : "succeeded";
   });
-  save();
 }
 
 }  // namespace kotae::server
