@@ -185,9 +185,10 @@ def grid(pairs):
 
 
 def main():
-    if len(sys.argv) >= 4 and sys.argv[1] == "check" and len(sys.argv) == 4:
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    if command == "check" and len(sys.argv) == 4:
         check(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) >= 4 and sys.argv[1] == "grid" and len(sys.argv) % 2 == 0:
+    elif command == "grid" and len(sys.argv) >= 4 and len(sys.argv) % 2 == 0:
         grid(list(zip(sys.argv[2::2], sys.argv[3::2])))
     else:
         sys.exit(__doc__)
