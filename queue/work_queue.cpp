@@ -212,6 +212,11 @@ Result<void> WorkQueue::acknowledge(const QueueEntry& entry) {
 }
 
 Result<void> WorkQueue::dead_letter(const QueueEntry& entry, const std::string& reason) {
+  KOTAE_TRY(write_dead_letter(entry, reason));
+  return acknowledge(entry);
+}
+
+Result<void> WorkQueue::write_dead_letter(const QueueEntry& entry, const std::string& reason) {
   std::vector<std::string> arguments{"XADD", dead_key(), "*", "stream", entry.stream, "id", entry.id,
                                      "attempts", std::to_string(entry.attempts), "reason", reason};
   for (const auto& [field, value] : entry.fields) {
@@ -219,7 +224,7 @@ Result<void> WorkQueue::dead_letter(const QueueEntry& entry, const std::string& 
     arguments.push_back(value);
   }
   KOTAE_TRY(connection_->command(arguments));
-  return acknowledge(entry);
+  return {};
 }
 
 Result<std::vector<Fields>> WorkQueue::dead_letters(std::size_t count) {

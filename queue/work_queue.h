@@ -85,6 +85,9 @@ class WorkQueue {
   Result<void> acknowledge(const QueueEntry& entry);
   // Given up: the entry moves to the dead-letter stream with `reason`, and leaves the queue.
   Result<void> dead_letter(const QueueEntry& entry, const std::string& reason);
+  // Its first half: the letter is written, the entry stays, so a caller can record the failure
+  // elsewhere before acknowledging (a retry may write the letter twice; none is lost).
+  Result<void> write_dead_letter(const QueueEntry& entry, const std::string& reason);
   // Whether the entry has used up its attempts (the caller then dead-letters it).
   bool exhausted(const QueueEntry& entry) const { return entry.attempts > options_.max_attempts; }
   Result<std::vector<Fields>> dead_letters(std::size_t count);

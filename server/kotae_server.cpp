@@ -90,11 +90,11 @@ class MeteredResponder final : public Responder {
   ~MeteredResponder() override {
     if (!done_) done(status_ ? status_ : 500);
   }
+  // Counted and logged before the reply goes: a client that has its answer finds it in /metrics.
   void send(HttpResponse response) override {
-    const int status = response.status;
+    done(response.status);
     response.headers.insert(response.headers.end(), added_.begin(), added_.end());
     inner_->send(std::move(response));
-    done(status);
   }
   void begin_events(Headers headers) override {
     status_ = 200;

@@ -1,5 +1,7 @@
 #include "worker/answer_worker.h"
 
+#include <optional>
+
 #include "queue/queue_metrics.h"
 #include "core/log.h"
 
@@ -40,10 +42,12 @@ void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     return exists && exists->integer > 0;
   };
   const nlohmann::json where{{"task", task->id}, {"tenant", task->options.tenant}, {"attempt", entry.attempts}};
-  auto finish = [&](std::atomic<std::uint64_t>& outcome, const char* what) {
+  // Counted and logged before its last event goes out: whoever sees the task end finds it counted.
+  auto finish = [&](std::atomic<std::uint64_t>& outcome, const char* what, std::optional<TaskEvent> last = std::nullopt) {
     ++outcome;
-    (void)queue.acknowledge(entry);
     log_event("answer_task", {{"where", where}, {"outcome", what}});
+    if (last) (void)publish(*last);
+    (void)queue.acknowledge(entry);
   };
 
   // Dropped before any work when no one waits for it any more.
@@ -53,8 +57,8 @@ void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     auto length = redis.command({"XLEN", events});
     if (!length) return;  // Redis away: claimed again later
     if (length->integer > 0) {
-      (void)publish({TaskEvent::Kind::failed, "the answer worker generating it stopped mid-answer"});
-      return finish(counters_.abandoned, "abandoned");
+      return finish(counters_.abandoned, "abandoned",
+                    TaskEvent{TaskEvent::Kind::failed, "the answer worker generating it stopped mid-answer"});
     }
   }
   if (!publish({TaskEvent::Kind::started, generator_.id()})) return;  // Redis away: claimed again later
@@ -79,18 +83,13 @@ void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     return true;
   });
   if (!pending.empty()) (void)publish({TaskEvent::Kind::piece, pending});
-  if (!generated) {
-    (void)publish({TaskEvent::Kind::failed, generated.error().message});
-    return finish(counters_.failed, "failed");
-  }
+  if (!generated) return finish(counters_.failed, "failed", TaskEvent{TaskEvent::Kind::failed, generated.error().message});
   if (cancelled) {
-    (void)publish({TaskEvent::Kind::failed, "cancelled: no one waits for it any more"});
-    return finish(counters_.cancelled, "cancelled");
+    return finish(counters_.cancelled, "cancelled", TaskEvent{TaskEvent::Kind::failed, "cancelled: no one waits for it any more"});
   }
   TaskEvent done{TaskEvent::Kind::done};
   done.stats = generated->stats;
-  (void)publish(done);
-  finish(counters_.answered, "answered");
+  finish(counters_.answered, "answered", done);
 }
 
 std::string answer_metrics_text(const AnswerWorker& worker) {

@@ -53,8 +53,14 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     }
     const std::string reason = "gave up after " + std::to_string(entry.attempts - 1) + " attempts: " +
                                (last->empty() ? "its worker stopped while indexing it (killed, or out of memory)" : *last);
+    // The letter is written before the job shows the file failed: whoever sees that finds the letter.
+    if (!queue.write_dead_letter(entry, reason)) {
+      consumer_.sleep_unless_stopped(kReconnectWait);
+      return;
+    }
     if (!jobs_.finish_file(job_id, file, "failed", 0, reason)) return;
-    if (queue.dead_letter(entry, reason)) ++counters_.dead_lettered;
+    (void)queue.acknowledge(entry);  // lost: delivered again, dead-lettered again
+    ++counters_.dead_lettered;
     ++counters_.failed;
     log_event("file_dead_lettered", {{"where", where}, {"reason", reason}}, LogLevel::error);
     return;

@@ -17,7 +17,7 @@ class Server:
 
     def __init__(self, binary, data, log_path, args=()):
         self.binary, self.data, self.log_path, self.args = binary, data, log_path, list(args)
-        self.process, self.port = None, None
+        self.process, self.port, self.drained = None, None, None
         self.preexec = None  # run in the child before exec (e.g. lower its limits)
 
     def start(self, wait_ready=True):
@@ -39,7 +39,8 @@ class Server:
                     for rest in self.process.stderr:
                         log.write(rest)
                     log.close()
-                threading.Thread(target=drain, daemon=True).start()
+                self.drained = threading.Thread(target=drain, daemon=True)
+                self.drained.start()
                 return
         raise RuntimeError("kotae serve was not ready in time")
 
@@ -47,8 +48,12 @@ class Server:
         return self.process.poll() is None
 
     def stop(self):
+        """SIGTERM; its exit code once it has exited and its last log lines are copied."""
         self.process.terminate()
-        return self.process.wait(timeout=60)
+        code = self.process.wait(timeout=60)
+        if self.drained:
+            self.drained.join(timeout=10)
+        return code
 
 
 def request(port, method, path, body=None, headers=None, timeout=120):
