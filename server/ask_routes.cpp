@@ -199,11 +199,14 @@ void add_ask_routes(Router& router, ServerContext& context) {
     q->turn = std::make_unique<ConversationTurn>(context.busy_conversations, call.tenant, ask.conversation_id());
     if (ask.follow_up) load_conversation(ask, context);
     // A first question may be answered from the cache (a follow-up depends on its conversation). The
-    // scope names the collection's generation as it is now: a change meanwhile leaves the entry unreachable.
-    if (bool_field(body, "cache", true)) {
+    // scope names the collection as it is now, its generation (this server's changes) and the change-log
+    // position it reads, caught up first with what another process (the CLI) committed: a change meanwhile
+    // leaves the entry unreachable. (Where the catch-up fails, the search says why, uncached.)
+    const auto& c = *ask.collection;
+    if (bool_field(body, "cache", true) && c.store->catch_up_before_reading()) {
       ask.options.cache = context.answer_cache.get();
-      ask.options.cache_scope = call.tenant + "/" + ask.collection->name + "/" + ask.collection->instance + "@" +
-                                std::to_string(ask.collection->generation.load());
+      ask.options.cache_scope = call.tenant + "/" + c.name + "/" + c.instance + "@" + std::to_string(c.generation.load()) +
+                                "." + std::to_string(c.store->change_position());
     }
 
     // `done` runs where the answer was finished (a model's thread, or here), once.

@@ -203,37 +203,28 @@ std::size_t Collection::document_count() const { return state_->indexes->documen
 
 // --- search ----------------------------------------------------------------------------------------
 
-namespace {
-
-// Before a search, where the store can tell cheaply that others committed: catches up unless this
-// process is writing now (it caught up when it began, and nobody else commits while it writes).
-// Searches running side by side (BM25 and vectors) wait for each other, so neither reads before
-// the other's catch-up.
-Result<void> catch_up_before_reading(std::mutex& one_at_a_time, std::mutex& writer_mutex, RecordStore& records,
-                                     DerivedIndexes& indexes) {
-  if (!records.check_before_each_search()) return {};
-  std::lock_guard searches(one_at_a_time);
-  std::unique_lock writer(writer_mutex, std::try_to_lock);
+// Catches up unless this process is writing now (it caught up when it began, and nobody else commits
+// while it writes). Readers running side by side (BM25 and vectors) wait for each other, so neither
+// reads before the other's catch-up.
+Result<void> Collection::catch_up_before_reading() const {
+  State& state = *state_;
+  if (!state.records->check_before_each_search()) return {};
+  std::lock_guard readers(state.search_catch_up_mutex);
+  std::unique_lock writer(state.writer_mutex, std::try_to_lock);
   if (!writer.owns_lock()) return {};
-  return indexes.catch_up(records);
+  return state.indexes->catch_up(*state.records);
 }
-
-}  // namespace
 
 Result<std::vector<ScoredChunk>> Collection::search_bm25(std::string_view query, std::size_t k,
                                                          const SearchFilter& filter) const {
-  State& state = *state_;
-  KOTAE_TRY(catch_up_before_reading(state.search_catch_up_mutex, state.writer_mutex, *state.records, *state.indexes));
-  return state.indexes->search_bm25(query, k, filter);
+  KOTAE_TRY(catch_up_before_reading());
+  return state_->indexes->search_bm25(query, k, filter);
 }
 
 Result<std::vector<ScoredChunk>> Collection::search_vector(std::span<const float> query, std::size_t k,
                                                            const SearchFilter& filter) const {
-  State& state = *state_;
-  if (query.size() == info().dimension) {
-    KOTAE_TRY(catch_up_before_reading(state.search_catch_up_mutex, state.writer_mutex, *state.records, *state.indexes));
-  }
-  return state.indexes->search_vector(query, k, filter);
+  if (query.size() == info().dimension) KOTAE_TRY(catch_up_before_reading());
+  return state_->indexes->search_vector(query, k, filter);
 }
 
 Result<std::vector<ScoredChunk>> Collection::search_vector_exact(std::span<const float> query, std::size_t k) const {

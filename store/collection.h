@@ -55,6 +55,10 @@ class Collection {
 
   // Brings the search indexes up to what others committed (cheap when nothing changed).
   Result<void> catch_up();
+  // What every search does first: catch_up() where the store can tell cheaply that others committed
+  // (SQLite), and unless this process is writing. A reader that names what it reads (a cache scope)
+  // calls it before change_position().
+  Result<void> catch_up_before_reading() const;
   // The change-log position the search indexes reflect.
   std::int64_t change_position() const;
 

@@ -7,6 +7,7 @@ GROUP: budgets | crashes | writers
 Python standard library only. Prints a line per check and "N passed, N failed"; exit 1 on a failure.
 """
 import fcntl
+import json
 import os
 import random
 import signal
@@ -15,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from kotae_http import Checks, Server, data_with_faq, json_request, upload, wait_job
+from kotae_http import Checks, Server, data_with_faq, json_request, request, upload, wait_job
 
 STARTED = []  # every server a group starts: main() kills what is left when a check raises
 
@@ -180,8 +181,19 @@ def writers(checks, binary, data, work):
     with open(note, "w") as f:
         f.write("# Zeppelin hangar\n\nThe zeppelin hangar at the harbour holds the airship Graf Quokka.\n")
     index = [binary, "index", note, "--collection", "faq", "--data", data]
+    ask = json.dumps({"collection": "faq", "question": "What does the zeppelin hangar hold?"}).encode()
+    def asked():
+        status, body, headers = request(port, "POST", "/v1/ask", ask, {"Content-Type": "application/json"})
+        return status, body.decode(errors="replace"), headers.get("x-kotae-cache")
+    asked()
+    cache = asked()[2]
+    checks.check("a repeated question is answered from the cache", cache == "hit", cache)
     done = subprocess.run(index, capture_output=True, text=True, timeout=300)
     checks.check("kotae index beside the running server: exit 0", done.returncode == 0, done.stderr[-300:])
+    # Asked before any search has caught up: the cached answer names the contents the CLI changed.
+    status, body, cache = asked()
+    checks.check("... and not after kotae index changed the collection beside the server; the answer cites its file",
+                 status == 200 and cache == "miss" and "zeppelin.md" in body, (status, cache, body[:300]))
     for mode in ("bm25", "vector", "hybrid"):
         checks.check("the server finds what the CLI committed (%s)" % mode,
                      finds(port, "faq", "zeppelin hangar airship Graf Quokka", mode, "zeppelin.md"),
