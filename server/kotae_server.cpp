@@ -103,8 +103,8 @@ class MeteredResponder final : public Responder {
   }
   bool event(std::string_view name, std::string_view data) override { return inner_->event(name, data); }
   void end_events() override {
-    inner_->end_events();
     done(200);
+    inner_->end_events();
   }
   bool client_gone() const override { return inner_->client_gone(); }
 
@@ -185,7 +185,9 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     }
     auto queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, options.work_queue_options);
     if (auto reachable = queues->acquire(); !reachable) return reachable.error();  // a wrong URL: said now
-    s.context.queued_jobs = std::make_shared<QueuedJobs>(s.shared_pool, std::move(queues), options.queued_jobs);
+    QueuedJobsOptions queued = options.queued_jobs;
+    queued.finished_kept = options.ingest.finished_kept;  // one bound, however the jobs run
+    s.context.queued_jobs = std::make_shared<QueuedJobs>(s.shared_pool, std::move(queues), queued);
     queue::WorkQueueOptions answers = options.work_queue_options;
     answers.name = queue::kAnswerQueue;
     s.context.answer_queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, answers);
@@ -240,7 +242,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     }
     s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest);
     if (s.catalog->shared()) {
-      s.context.shared_jobs = std::make_shared<SharedJobRecords>(s.shared_pool, replica_name());
+      s.context.shared_jobs = std::make_shared<SharedJobRecords>(s.shared_pool, replica_name(), s.options.ingest.finished_kept);
       s.context.jobs->share_records(s.context.shared_jobs);
       s.context.jobs->set_keeper([&s](const ServedCollection& c, const std::string& name, const std::filesystem::path& file) {
         return s.context.document_files->keep(c, name, file);

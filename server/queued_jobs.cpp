@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "server/job_record.h"
+#include "server/shared_job_records.h"
 #include "core/log.h"
 
 namespace kotae::server {
@@ -73,6 +74,8 @@ Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::strin
                                  std::as_bytes(std::span(body.data(), body.size())))));
     }
     KOTAE_TRY(transaction.commit());
+    // Where a tenant adds jobs, its oldest finished ones beyond the bound go (a failure only delays that).
+    (void)forget_finished_jobs(*lease, tenant, options_.finished_kept);
   }
   std::vector<queue::Fields> entries;
   for (std::size_t i = 0; i < files.size(); ++i) entries.push_back({{kJobField, job.id}, {kFileField, std::to_string(i)}});

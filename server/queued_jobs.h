@@ -37,6 +37,7 @@ struct QueuedJobsOptions {
   // workers cannot get to soon is better not accepted. 0: no bound.
   std::size_t max_waiting = 100000;
   std::chrono::milliseconds stats_ttl{1000};  // how long the queue's figures are reused (metrics, the bound)
+  std::size_t finished_kept = 1000;  // finished jobs kept per tenant: a submit forgets the tenant's oldest beyond it
 };
 
 class QueuedJobs {

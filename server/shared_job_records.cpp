@@ -14,8 +14,16 @@ Result<std::optional<JobStatus>> parse(const store::PgResult& rows, std::size_t 
 
 }  // namespace
 
-SharedJobRecords::SharedJobRecords(std::shared_ptr<store::PgPool> pool, std::string replica)
-    : pool_(std::move(pool)), replica_(std::move(replica)) {}
+Result<void> forget_finished_jobs(store::PgConnection& connection, const std::string& tenant, std::size_t kept) {
+  KOTAE_TRY(connection.query(
+      "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE tenant = $1 AND record::json ->> 'finished_at' IS NOT NULL "
+      "ORDER BY (record::json ->> 'finished_at')::float8 DESC, id OFFSET $2)",
+      store::PgParams().add(tenant).add(static_cast<std::int64_t>(kept))));
+  return {};
+}
+
+SharedJobRecords::SharedJobRecords(std::shared_ptr<store::PgPool> pool, std::string replica, std::size_t finished_kept)
+    : pool_(std::move(pool)), replica_(std::move(replica)), finished_kept_(finished_kept) {}
 
 Result<void> SharedJobRecords::publish(const JobStatus& status) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
@@ -28,6 +36,7 @@ Result<void> SharedJobRecords::publish(const JobStatus& status) {
           .add(status.collection)
           .add(replica_)
           .add(job_record(status).dump())));
+  if (status.finished > 0) KOTAE_TRY(forget_finished_jobs(*lease, status.tenant, finished_kept_));
   return {};
 }
 

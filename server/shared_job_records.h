@@ -3,7 +3,8 @@
 // each replica keeps for the jobs it runs: a client polling GET /v1/jobs/{id} through a load balancer
 // reaches any replica and sees the record as the replica running the job last saved it (after every
 // file), and a cancel asked of another replica is recorded here and heard by the running one before
-// its next file.
+// its next file. Each tenant keeps its newest `finished_kept` finished jobs here too, as each replica
+// does in memory: the table cannot grow without bound.
 
 #include <memory>
 #include <optional>
@@ -19,8 +20,9 @@ namespace kotae::server {
 class SharedJobRecords {
  public:
   // `replica`: who runs the jobs this process publishes (host name and process id), for operators.
-  SharedJobRecords(std::shared_ptr<store::PgPool> pool, std::string replica);
+  SharedJobRecords(std::shared_ptr<store::PgPool> pool, std::string replica, std::size_t finished_kept);
 
+  // A finished record forgets its tenant's oldest finished ones beyond the bound.
   Result<void> publish(const JobStatus& status);
   Result<std::optional<JobStatus>> get(const std::string& id, const std::string& tenant);
   // The tenant's most recent jobs, newest first.
@@ -34,6 +36,10 @@ class SharedJobRecords {
  private:
   std::shared_ptr<store::PgPool> pool_;
   std::string replica_;
+  std::size_t finished_kept_;
 };
+
+// Deletes the tenant's finished jobs (table `jobs`, every replica's) beyond its newest `kept`.
+Result<void> forget_finished_jobs(store::PgConnection& connection, const std::string& tenant, std::size_t kept);
 
 }  // namespace kotae::server

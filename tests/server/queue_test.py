@@ -249,7 +249,7 @@ def ingestion(checks, binary, data, work, pg, redis):
     w1.stop()
 
     # Backpressure: a replica whose queue bound is 3 refuses an upload of 5 files while nothing takes them.
-    c = replica(binary, data, work, "c", url, ["--queue", queue, "--queue-max-waiting", "3"])
+    c = replica(binary, data, work, "c", url, ["--queue", queue, "--queue-max-waiting", "3", "--finished-jobs-per-tenant", "1"])
     body = b"".join(b'--kb\r\nContent-Disposition: form-data; name="files"; filename="bp-%d.md"\r\n\r\n# x\r\n' % i
                     for i in range(5)) + b"--kb--\r\n"
     status, answer, headers = request(c.port, "POST", "/v1/collections/notes/documents", body,
@@ -257,6 +257,14 @@ def ingestion(checks, binary, data, work, pg, redis):
     checks.check("over the queue's bound: 503 overloaded with Retry-After, nothing stored",
                  status == 503 and "retry-after" in headers and
                  pg.sql("SELECT count(*) FROM jobs WHERE record LIKE '%bp-0.md%'") == "0", (status, answer[:200]))
+    finished = "SELECT count(*) FROM jobs WHERE tenant = 'alice' AND record::json ->> 'finished_at' IS NOT NULL"
+    before = pg.sql(finished)
+    bounded = upload(c.port, "notes", {"bound.md": "# Bound\n\nOne more job."}, alice)
+    after = pg.sql(finished)
+    json_request(c.port, "DELETE", "/v1/jobs/" + bounded, None, alice)  # nothing left for a later worker
+    checks.check("an upload forgets its tenant's finished jobs beyond --finished-jobs-per-tenant (1), on every replica",
+                 int(before) > 1 and after == "1" and json_request(b.port, "GET", "/v1/jobs/" + job, None, alice)[0] == 404,
+                 (before, after))
     checks.check("SIGTERM: the replicas exit 0", a.stop() == 0 and b.stop() == 0 and c.stop() == 0)
 
     # A worker's readiness follows PostgreSQL: 503 while it is stopped, 200 once it is back.
