@@ -10,10 +10,10 @@ namespace kotae::batch {
 enum class Priority { interactive = 0, bulk = 1 };
 
 struct BatchPolicy {
-  std::size_t max_items = 64;                // close the batch at this many requests...
-  std::size_t max_tokens = 16384;            // ...or this much summed cost (tokens)...
-  std::chrono::microseconds window{2000};    // ...or when the oldest has waited this long (0: never wait)
-  std::size_t max_queued = 8192;             // beyond this many waiting requests, submit says "overloaded"
+  std::size_t max_items = 64;              // close the batch at this many requests...
+  std::size_t max_tokens = 16384;          // ...or this much summed cost (tokens)...
+  std::chrono::microseconds window{2000};  // ...or when the oldest has waited this long (0: never wait)
+  std::size_t max_queued = 8192;           // beyond this many waiting requests, submit says "overloaded"
   // Wait the window only while requests arrive faster than one per window (smoothed): a lone caller
   // then pays no waiting, while concurrent callers still share batches.
   bool adaptive_window = true;
@@ -24,10 +24,10 @@ struct BatchRecord {
   std::size_t items = 0;
   std::size_t tokens = 0;
   std::size_t interactive_items = 0;
-  std::chrono::nanoseconds oldest_wait{0};   // from the first request's arrival to the batch's start
+  std::chrono::nanoseconds oldest_wait{0};  // from the first request's arrival to the batch's start
   std::chrono::nanoseconds mean_wait{0};
   std::chrono::nanoseconds run_time{0};
-  std::size_t queue_depth = 0;               // still waiting when the batch started
+  std::size_t queue_depth = 0;  // still waiting when the batch started
 };
 
 class BatchObserver {

@@ -22,9 +22,8 @@ void BatchedEncoder::embed_encoded_async(std::vector<text::Encoding> encodings, 
     done(std::move(out));
   });
   for (std::size_t i = 0; i < encodings.size(); ++i) {
-    batcher_->embed_encoded(std::move(encodings[i]), priority_, [part, i](Result<std::vector<float>> vector) {
-      part(i, std::move(vector));
-    });
+    batcher_->embed_encoded(std::move(encodings[i]), priority_,
+                            [part, i](Result<std::vector<float>> vector) { part(i, std::move(vector)); });
   }
 }
 

@@ -6,21 +6,22 @@
 
 namespace kotae::batch {
 
-BatchedReranker::BatchedReranker(std::shared_ptr<const PairScorer> model, BatchPolicy policy) : model_(std::move(model)) {
-  batcher_ = std::make_unique<DynamicBatcher<text::Encoding, float>>(
-      "reranker " + model_->id(), policy, [m = model_](std::vector<text::Encoding>& pairs) {
-        auto scores = m->score_encoded(pairs);
-        std::vector<Result<float>> out;
-        out.reserve(pairs.size());
-        for (std::size_t i = 0; i < pairs.size(); ++i) {
-          if (scores) {
-            out.emplace_back((*scores)[i]);
-          } else {
-            out.emplace_back(scores.error());
-          }
-        }
-        return out;
-      });
+BatchedReranker::BatchedReranker(std::shared_ptr<const PairScorer> model, BatchPolicy policy)
+    : model_(std::move(model)) {
+  batcher_ = std::make_unique<DynamicBatcher<text::Encoding, float>>("reranker " + model_->id(), policy,
+                                                                     [m = model_](std::vector<text::Encoding>& pairs) {
+                                                                       auto scores = m->score_encoded(pairs);
+                                                                       std::vector<Result<float>> out;
+                                                                       out.reserve(pairs.size());
+                                                                       for (std::size_t i = 0; i < pairs.size(); ++i) {
+                                                                         if (scores) {
+                                                                           out.emplace_back((*scores)[i]);
+                                                                         } else {
+                                                                           out.emplace_back(scores.error());
+                                                                         }
+                                                                       }
+                                                                       return out;
+                                                                     });
 }
 
 Result<std::vector<float>> BatchedReranker::score(std::string_view query, std::span<const std::string> passages) const {
@@ -51,7 +52,8 @@ void BatchedReranker::score_async(std::string query, std::vector<std::string> pa
   for (std::size_t i = 0; i < passages.size(); ++i) {
     auto pair = model_->encode(query, passages[i]);
     const std::size_t cost = pair.size();
-    batcher_->submit(std::move(pair), cost, Priority::interactive, [part, i](Result<float> score) { part(i, std::move(score)); });
+    batcher_->submit(std::move(pair), cost, Priority::interactive,
+                     [part, i](Result<float> score) { part(i, std::move(score)); });
   }
 }
 

@@ -5,8 +5,8 @@
 // a future to wait on, or a callback (run on the worker thread, so it must not block). A full queue
 // rejects at once with `overloaded` instead of growing without bound.
 
-#include <cstddef>
 #include <condition_variable>
+#include <cstddef>
 #include <deque>
 #include <functional>
 #include <future>

@@ -4,7 +4,8 @@ namespace kotae::batch {
 
 EncoderBatcher::EncoderBatcher(std::shared_ptr<const Encoder> encoder, BatchPolicy policy)
     : encoder_(std::move(encoder)),
-      batcher_("encoder " + encoder_->id(), policy, [this](std::vector<text::Encoding>& batch) { return run(batch); }) {}
+      batcher_("encoder " + encoder_->id(), policy, [this](std::vector<text::Encoding>& batch) { return run(batch); }) {
+}
 
 std::future<Result<std::vector<float>>> EncoderBatcher::embed(std::string_view text, TextRole role, Priority priority) {
   return embed_encoded(encoder_->tokenize_as(role, text), priority);

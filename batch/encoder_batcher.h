@@ -3,8 +3,8 @@
 // runs in parallel), then wait on a future while one worker runs the model over everyone's texts.
 
 #include <future>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -20,7 +20,8 @@ class EncoderBatcher {
   std::future<Result<std::vector<float>>> embed(std::string_view text, TextRole role,
                                                 Priority priority = Priority::interactive);
   // For callers that tokenised already (BatchedEncoder).
-  std::future<Result<std::vector<float>>> embed_encoded(text::Encoding encoding, Priority priority = Priority::interactive);
+  std::future<Result<std::vector<float>>> embed_encoded(text::Encoding encoding,
+                                                        Priority priority = Priority::interactive);
   // The same with a callback, run on the batcher's thread once the vector is made.
   void embed_encoded(text::Encoding encoding, Priority priority, std::function<void(Result<std::vector<float>>)> done);
   // Embeds many texts and waits for all of them; the first failure is returned.

@@ -15,7 +15,8 @@
 namespace kotae::batch {
 
 template <class T>
-std::function<void(std::size_t, Result<T>)> gather(std::size_t parts, std::function<void(Result<std::vector<T>>)> done) {
+std::function<void(std::size_t, Result<T>)> gather(std::size_t parts,
+                                                   std::function<void(Result<std::vector<T>>)> done) {
   struct State {
     std::mutex mutex;
     std::vector<std::optional<T>> values;

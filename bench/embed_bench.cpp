@@ -23,11 +23,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 using kotae::bench::latency;
 
-void emit(const json& line) { std::cout << line.dump() << std::endl; }
+void emit(const json& line) {
+  std::cout << line.dump() << std::endl;
+}
 
 template <class Fn>
 std::vector<double> time_runs(int warmup, int runs, Fn&& fn) {
@@ -114,7 +118,8 @@ int main(int argc, char** argv) {
     options.session.intra_op_threads = threads;
     const bool static_int8 = precision == "int8-static";
     if (static_int8) options.precision = kotae::EncoderOptions::Precision::int8;
-    auto loaded = kotae::SentenceEncoder::load(inputs["models"][static_int8 ? "fp32" : precision].get<std::string>(), options);
+    auto loaded =
+        kotae::SentenceEncoder::load(inputs["models"][static_int8 ? "fp32" : precision].get<std::string>(), options);
     if (!loaded) fail(loaded.error());
     std::shared_ptr<const kotae::SentenceEncoder> encoder = std::move(*loaded);
     const json base = {{"impl", "kotae"}, {"precision", precision}, {"version", version}, {"threads", threads}};
@@ -143,8 +148,12 @@ int main(int argc, char** argv) {
       const double s = ms_since(start) / 1000.0;
       bulk_vectors[precision] = std::move(*vectors);
       json line = base;
-      line.update({{"case", "bulk"}, {"chunks", chunks.size()}, {"tokens", tokens}, {"seconds", s},
-                   {"chunks_per_s", chunks.size() / s}, {"tokens_per_s", tokens / s}});
+      line.update({{"case", "bulk"},
+                   {"chunks", chunks.size()},
+                   {"tokens", tokens},
+                   {"seconds", s},
+                   {"chunks_per_s", chunks.size() / s},
+                   {"tokens_per_s", tokens / s}});
       emit(line);
     }
     if (has("concurrency")) {
@@ -176,8 +185,12 @@ int main(int argc, char** argv) {
       std::sort(cosines.begin(), cosines.end());
       double sum = 0;
       for (const double c : cosines) sum += c;
-      emit({{"case", "fidelity"}, {"impl", "kotae"}, {"precision", precision}, {"chunks", cosines.size()},
-            {"min_cosine", cosines.front()}, {"p01_cosine", cosines[cosines.size() / 100]},
+      emit({{"case", "fidelity"},
+            {"impl", "kotae"},
+            {"precision", precision},
+            {"chunks", cosines.size()},
+            {"min_cosine", cosines.front()},
+            {"p01_cosine", cosines[cosines.size() / 100]},
             {"mean_cosine", sum / double(cosines.size())}});
     }
   }
@@ -192,7 +205,10 @@ int main(int argc, char** argv) {
     auto ms = time_runs(std::min(warmup, 3), settings.value("rerank_runs", 20), [&] {
       if (auto s = (*reranker)->score(query, passages); !s) fail(s.error());
     });
-    json line = latency({{"case", "rerank50"}, {"impl", "kotae"}, {"precision", "fp32"}, {"version", version},
+    json line = latency({{"case", "rerank50"},
+                         {"impl", "kotae"},
+                         {"precision", "fp32"},
+                         {"version", version},
                          {"pairs", passages.size()}},
                         ms);
     emit(line);

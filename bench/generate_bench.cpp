@@ -70,7 +70,9 @@ std::vector<ChatMessage> prompt_of(const LlamaGenerator& generator, std::size_t 
 }
 
 nlohmann::json rates(const std::string& name, std::vector<double> per_second, std::size_t tokens) {
-  return {{"name", name}, {"tokens", tokens}, {"repetitions", per_second.size()},
+  return {{"name", name},
+          {"tokens", tokens},
+          {"repetitions", per_second.size()},
           {"tokens_per_s", percentile(per_second, 0.5)},
           {"min_tokens_per_s", *std::min_element(per_second.begin(), per_second.end())},
           {"max_tokens_per_s", *std::max_element(per_second.begin(), per_second.end())}};
@@ -110,7 +112,8 @@ void speed_cases(const fs::path& gguf, int threads, int repetitions, std::size_t
 // together, each answer --gen-tokens long (the end of turn ignored); neither side keeps prompts' KV
 // caches between repetitions.
 void concurrent_cases(const fs::path& gguf, int threads, int repetitions, std::size_t conversations,
-                      std::size_t prompt_tokens, std::size_t gen_tokens, const std::string& corpus, const fs::path& prompts_out) {
+                      std::size_t prompt_tokens, std::size_t gen_tokens, const std::string& corpus,
+                      const fs::path& prompts_out) {
   for (const int parallel : {static_cast<int>(conversations), 1}) {
     LlamaGeneratorOptions options;
     options.threads = threads;
@@ -140,15 +143,18 @@ void concurrent_cases(const fs::path& gguf, int threads, int repetitions, std::s
         sampling.ignore_end_of_turn = true;
         generator->start(prompt, sampling, {}, [&](Result<Generation> result) {
           std::lock_guard lock(mutex);
-          if (result) generated += result->stats.generated_tokens;
-          else failure = result.error().message;
+          if (result)
+            generated += result->stats.generated_tokens;
+          else
+            failure = result.error().message;
           if (++done == prompts.size()) all_done.notify_one();
         });
       }
       std::unique_lock lock(mutex);
       all_done.wait(lock, [&] { return done == prompts.size(); });
       if (!failure.empty()) die("concurrent generation: " + failure);
-      per_second.push_back(double(generated) / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      per_second.push_back(double(generated) /
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     auto line = rates(parallel > 1 ? "concurrent_generation" : "single_slot_generation", per_second, gen_tokens);
     line["conversations"] = conversations;
@@ -196,7 +202,8 @@ void interleaved_follow_ups(const fs::path& gguf, int threads, int repetitions, 
         rag::Conversation conversation;
         auto first = check(rag::build_prompt(*generator, question, sources, conversation, 256), "first prompt");
         conversation.turns.push_back({question, "It is explained in the FAQ [1].", first.new_sources});
-        auto second = check(rag::build_prompt(*generator, "Can you say more about that?", sources, conversation, 256), "follow-up");
+        auto second = check(rag::build_prompt(*generator, "Can you say more about that?", sources, conversation, 256),
+                            "follow-up");
         turns.emplace_back(std::move(first), std::move(second));
       }
     }
@@ -204,7 +211,8 @@ void interleaved_follow_ups(const fs::path& gguf, int threads, int repetitions, 
     std::size_t reused = 0;
     for (int r = 0; r < repetitions; ++r) {
       generator->reset_cache();
-      for (const auto& [first, unused] : turns) check(generator->generate(first.messages, {.max_tokens = 8, .temperature = 0.0f}), "first turn");
+      for (const auto& [first, unused] : turns)
+        check(generator->generate(first.messages, {.max_tokens = 8, .temperature = 0.0f}), "first turn");
       for (const auto& [unused, second] : turns) {
         auto answer = check(generator->generate(second.messages, {.max_tokens = 1, .temperature = 0.0f}), "follow-up");
         ttft.push_back(answer.stats.prompt_ms);
@@ -224,7 +232,8 @@ void interleaved_follow_ups(const fs::path& gguf, int threads, int repetitions, 
 }
 
 void answer_cases(const fs::path& gguf, int threads, int repetitions, store::Collection& collection,
-                  const fs::path& model_dir, const fs::path& queries_file, std::size_t max_queries, std::size_t conversations) {
+                  const fs::path& model_dir, const fs::path& queries_file, std::size_t max_queries,
+                  std::size_t conversations) {
   std::vector<std::string> questions;
   {
     std::ifstream in(queries_file);
@@ -243,12 +252,15 @@ void answer_cases(const fs::path& gguf, int threads, int repetitions, store::Col
     auto retriever = check(search::HybridRetriever::create(collection, encoder.get()), "retriever");
     const auto sources = sources_for(retriever, "How do I upgrade Debian to the next release?");
     rag::Conversation conversation;
-    auto first = check(rag::build_prompt(*generator, "How do I upgrade Debian to the next release?", sources, conversation, 256),
-                       "first prompt");
+    auto first =
+        check(rag::build_prompt(*generator, "How do I upgrade Debian to the next release?", sources, conversation, 256),
+              "first prompt");
     conversation.turns.push_back({"How do I upgrade Debian to the next release?",
-                                  "Read the release notes, then upgrade with apt full-upgrade [1].", first.new_sources});
-    auto second = check(rag::build_prompt(*generator, "Should I read anything before I start?", sources, conversation, 256),
-                        "follow-up prompt");
+                                  "Read the release notes, then upgrade with apt full-upgrade [1].",
+                                  first.new_sources});
+    auto second =
+        check(rag::build_prompt(*generator, "Should I read anything before I start?", sources, conversation, 256),
+              "follow-up prompt");
     std::vector<double> with_reuse, without_reuse;
     std::size_t reused = 0, total = 0;
     for (int r = 0; r < repetitions; ++r) {
@@ -263,9 +275,9 @@ void answer_cases(const fs::path& gguf, int threads, int repetitions, store::Col
       without_reuse.push_back(fresh.stats.prompt_ms);
     }
     const double kept_ms = percentile(with_reuse, 0.5), fresh_ms = percentile(without_reuse, 0.5);
-    std::cout << nlohmann::json{{"name", "follow_up_ttft"},          {"prompt_tokens", total},
-                                {"reused_prompt_tokens", reused},     {"with_reuse_ms", kept_ms},
-                                {"without_reuse_ms", fresh_ms},       {"ratio", kept_ms / fresh_ms}}
+    std::cout << nlohmann::json{{"name", "follow_up_ttft"},       {"prompt_tokens", total},
+                                {"reused_prompt_tokens", reused}, {"with_reuse_ms", kept_ms},
+                                {"without_reuse_ms", fresh_ms},   {"ratio", kept_ms / fresh_ms}}
                      .dump()
               << std::endl;
     interleaved_follow_ups(gguf, threads, repetitions, conversations, retriever, questions);
@@ -301,7 +313,8 @@ int main(int argc, char** argv) {
   CLI::App app{"generation speed, follow-up time to first token, extractive latency"};
   fs::path gguf, collection_dir, model_dir, queries_file;
   int threads = 2, repetitions = 3;
-  std::size_t prompt_tokens = 512, gen_tokens = 128, max_queries = 200, conversations = 8, concurrent_prompt_tokens = 128;
+  std::size_t prompt_tokens = 512, gen_tokens = 128, max_queries = 200, conversations = 8,
+              concurrent_prompt_tokens = 128;
   fs::path prompts_out;
   std::vector<std::string> cases = {"speed", "concurrent", "answers"};
   app.add_option("--model", gguf, "GGUF model")->required();
@@ -313,10 +326,12 @@ int main(int argc, char** argv) {
   app.add_option("--prompt-tokens", prompt_tokens, "prompt length for prompt processing");
   app.add_option("--gen-tokens", gen_tokens, "tokens to generate");
   app.add_option("--max-queries", max_queries, "questions for the extractive case");
-  app.add_option("--conversations", conversations, "requests at once (concurrent), conversations taking turns (answers)");
+  app.add_option("--conversations", conversations,
+                 "requests at once (concurrent), conversations taking turns (answers)");
   app.add_option("--concurrent-prompt-tokens", concurrent_prompt_tokens, "each concurrent request's prompt length");
   app.add_option("--prompts-out", prompts_out, "where the concurrent case writes its chat-formatted prompts (JSON)");
-  app.add_option("--cases", cases, "speed (prompt processing, generation), concurrent, answers (follow-ups, extractive)")
+  app.add_option("--cases", cases,
+                 "speed (prompt processing, generation), concurrent, answers (follow-ups, extractive)")
       ->delimiter(',')
       ->check(CLI::IsMember({"speed", "concurrent", "answers"}));
   CLI11_PARSE(app, argc, argv);
@@ -332,8 +347,10 @@ int main(int argc, char** argv) {
   const auto wants = [&](const char* c) { return std::find(cases.begin(), cases.end(), c) != cases.end(); };
   if (wants("speed")) speed_cases(gguf, threads, repetitions, prompt_tokens, gen_tokens, corpus);
   if (wants("concurrent")) {
-    concurrent_cases(gguf, threads, repetitions, conversations, concurrent_prompt_tokens, gen_tokens, corpus, prompts_out);
+    concurrent_cases(gguf, threads, repetitions, conversations, concurrent_prompt_tokens, gen_tokens, corpus,
+                     prompts_out);
   }
-  if (wants("answers")) answer_cases(gguf, threads, repetitions, *collection, model_dir, queries_file, max_queries, conversations);
+  if (wants("answers"))
+    answer_cases(gguf, threads, repetitions, *collection, model_dir, queries_file, max_queries, conversations);
   return 0;
 }

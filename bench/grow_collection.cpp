@@ -30,9 +30,12 @@ int main(int argc, char** argv) {
     std::cerr << "kotae-bench-grow: " << grown.error().message << "\n";
     return 2;
   }
-  std::cout << nlohmann::json{{"name", "grown_collection"}, {"chunks", (*grown)->chunk_count()},
-                              {"documents", (*grown)->document_count()}, {"source_chunks", (*source)->chunk_count()},
-                              {"build_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}}
+  std::cout << nlohmann::json{{"name", "grown_collection"},
+                              {"chunks", (*grown)->chunk_count()},
+                              {"documents", (*grown)->document_count()},
+                              {"source_chunks", (*source)->chunk_count()},
+                              {"build_s",
+                               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()}}
                    .dump()
             << std::endl;
   return 0;

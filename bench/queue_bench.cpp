@@ -4,8 +4,8 @@
 // Prints one JSON line (name=queue_overhead, p50/p95/p99 ms, documents/s through one worker) and a second
 // for enqueueing alone (what an upload adds to the API).
 
-#include <CLI/CLI.hpp>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <iostream>
@@ -45,8 +45,9 @@ int main(int argc, char** argv) {
   const auto started = Clock::now();
   for (std::size_t i = 0; i < documents; ++i) {
     const auto t0 = Clock::now();
-    auto id = api.enqueue(kotae::queue::Priority::interactive, "tenant-" + std::to_string(i % 4),
-                          {{"job", "job_0123456789abcdef"}, {"collection", "docs"}, {"file", "file-" + std::to_string(i) + ".md"}});
+    auto id = api.enqueue(
+        kotae::queue::Priority::interactive, "tenant-" + std::to_string(i % 4),
+        {{"job", "job_0123456789abcdef"}, {"collection", "docs"}, {"file", "file-" + std::to_string(i) + ".md"}});
     if (!id) fail(id.error());
     const auto t1 = Clock::now();
     auto taken = worker.take("worker-1");
@@ -59,11 +60,13 @@ int main(int argc, char** argv) {
     round_trip.push_back(std::chrono::duration<double, std::milli>(t2 - t0).count());
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  std::cout << kotae::bench::latency({{"name", "queue_overhead"}, {"documents", documents},
+  std::cout << kotae::bench::latency({{"name", "queue_overhead"},
+                                      {"documents", documents},
                                       {"per_s", static_cast<double>(documents) / seconds}},
                                      round_trip)
                    .dump()
             << "\n"
-            << kotae::bench::latency({{"name", "queue_enqueue"}, {"documents", documents}}, enqueue).dump() << std::endl;
+            << kotae::bench::latency({{"name", "queue_enqueue"}, {"documents", documents}}, enqueue).dump()
+            << std::endl;
   return 0;
 }

@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   const store::CollectionInfo info = source->info();
 
   auto encoder = check(SentenceEncoder::load(model_dir), "model");
-  if (encoder->id() != info.embedder_id) die("model " + encoder->id() + " did not build the source (" + info.embedder_id + ")");
+  if (encoder->id() != info.embedder_id)
+    die("model " + encoder->id() + " did not build the source (" + info.embedder_id + ")");
   std::vector<std::string> queries;
   {
     std::ifstream in(queries_file);
@@ -75,11 +76,15 @@ int main(int argc, char** argv) {
   std::vector<double> embed_ms;
   for (std::size_t i = 0; i < std::min<std::size_t>(queries.size(), 100); ++i) {
     const auto start = Clock::now();
-    (void)check(encoder->embed(std::span<const std::string>(&queries[i], 1), kotae::TextRole::query), "embedding a query");
+    (void)check(encoder->embed(std::span<const std::string>(&queries[i], 1), kotae::TextRole::query),
+                "embedding a query");
     embed_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
-  std::cout << nlohmann::json{{"name", "query_embedding"}, {"model", encoder->id()}, {"queries", embed_ms.size()},
-                              {"p50_ms", percentile(embed_ms, 0.5)}, {"p99_ms", percentile(embed_ms, 0.99)}}
+  std::cout << nlohmann::json{{"name", "query_embedding"},
+                              {"model", encoder->id()},
+                              {"queries", embed_ms.size()},
+                              {"p50_ms", percentile(embed_ms, 0.5)},
+                              {"p99_ms", percentile(embed_ms, 0.99)}}
                    .dump()
             << std::endl;
 
@@ -99,7 +104,7 @@ int main(int argc, char** argv) {
       options.mode = mode;
       options.k = 10;
       std::vector<double> total_ms;
-      search::SearchTiming sum;  // per stage, for the mean
+      search::SearchTiming sum;                     // per stage, for the mean
       for (int pass = -1; pass < repeat; ++pass) {  // pass -1 warms caches
         for (std::size_t q = 0; q < queries.size(); ++q) {
           auto result = check(retriever.search_embedded(queries[q], query_vectors.row(q), options), "search");
@@ -112,12 +117,20 @@ int main(int argc, char** argv) {
         }
       }
       const double n = double(total_ms.size());
-      std::cout << nlohmann::json{{"name", "retrieval_latency"}, {"mode", search::to_string(mode)}, {"chunks", chunks},
-                                  {"queries", total_ms.size()}, {"k", options.k}, {"candidates", options.candidates},
-                                  {"p50_ms", percentile(total_ms, 0.5)}, {"p95_ms", percentile(total_ms, 0.95)},
+      std::cout << nlohmann::json{{"name", "retrieval_latency"},
+                                  {"mode", search::to_string(mode)},
+                                  {"chunks", chunks},
+                                  {"queries", total_ms.size()},
+                                  {"k", options.k},
+                                  {"candidates", options.candidates},
+                                  {"p50_ms", percentile(total_ms, 0.5)},
+                                  {"p95_ms", percentile(total_ms, 0.95)},
                                   {"p99_ms", percentile(total_ms, 0.99)},
-                                  {"mean_stage_ms", {{"bm25", sum.bm25 / n}, {"vector", sum.vector / n},
-                                                     {"fuse", sum.fuse / n}, {"fetch", sum.fetch / n}}}}
+                                  {"mean_stage_ms",
+                                   {{"bm25", sum.bm25 / n},
+                                    {"vector", sum.vector / n},
+                                    {"fuse", sum.fuse / n},
+                                    {"fetch", sum.fetch / n}}}}
                        .dump()
                 << std::endl;
     }
@@ -128,12 +141,17 @@ int main(int argc, char** argv) {
       auto exact = check(collection->search_vector_exact(query_vectors.row(q), 10), "exact search");
       std::size_t found = 0;
       for (const auto& e : exact)
-        found += std::any_of(approximate.begin(), approximate.end(), [&](const auto& a) { return a.chunk_id == e.chunk_id; });
+        found += std::any_of(approximate.begin(), approximate.end(),
+                             [&](const auto& a) { return a.chunk_id == e.chunk_id; });
       recall += exact.empty() ? 1.0 : double(found) / double(exact.size());
     }
-    std::cout << nlohmann::json{{"name", "vector_recall_at_10"}, {"chunks", chunks}, {"queries", queries.size()},
-                                {"recall_at_10", recall / double(queries.size())}, {"build_s", build_s},
-                                {"store_chunks_per_s", double(chunks) / build_s}, {"source_chunks", source->chunk_count()}}
+    std::cout << nlohmann::json{{"name", "vector_recall_at_10"},
+                                {"chunks", chunks},
+                                {"queries", queries.size()},
+                                {"recall_at_10", recall / double(queries.size())},
+                                {"build_s", build_s},
+                                {"store_chunks_per_s", double(chunks) / build_s},
+                                {"source_chunks", source->chunk_count()}}
                      .dump()
               << std::endl;
     collection.reset();

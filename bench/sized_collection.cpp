@@ -39,8 +39,8 @@ Result<std::vector<SourceDocument>> read_documents(const store::Collection& sour
 }  // namespace
 
 Result<std::unique_ptr<store::Collection>> grow_collection(const store::Collection& source,
-                                                           const std::filesystem::path& target,
-                                                           std::size_t chunks, unsigned seed) {
+                                                           const std::filesystem::path& target, std::size_t chunks,
+                                                           unsigned seed) {
   auto documents = read_documents(source);
   if (!documents) return documents.error();
   std::vector<const float*> pool;  // every real vector, to blend copies with

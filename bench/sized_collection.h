@@ -18,7 +18,7 @@ namespace kotae::bench {
 // Builds `target` (replacing what is there) from `source` until it holds at least `chunks` chunks,
 // and saves its vector index. Deterministic for a seed.
 Result<std::unique_ptr<store::Collection>> grow_collection(const store::Collection& source,
-                                                           const std::filesystem::path& target,
-                                                           std::size_t chunks, unsigned seed = 42);
+                                                           const std::filesystem::path& target, std::size_t chunks,
+                                                           unsigned seed = 42);
 
 }  // namespace kotae::bench

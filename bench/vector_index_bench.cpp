@@ -26,8 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <hnswlib/hnswlib.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <usearch/index_dense.hpp>
 
@@ -144,8 +144,9 @@ std::vector<std::vector<std::uint64_t>> exact_top_k(const Matrix& base, const Ma
   parallel_for(queries.rows, threads, [&](std::size_t q, std::size_t) {
     std::vector<std::pair<float, std::uint64_t>> scored(base.rows);
     for (std::size_t i = 0; i < base.rows; ++i) scored[i] = {dot(queries.row(q), base.row(i), base.dim), i};
-    std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(k), scored.end(),
-                      [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    std::partial_sort(
+        scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(k), scored.end(),
+        [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
     for (std::size_t j = 0; j < k; ++j) out[q].push_back(scored[j].second);
   });
   return out;
@@ -169,7 +170,8 @@ class CandidateIndex {
 // usearch's dense index; `metric` is its built-in inner product or ours.
 class UsearchIndex final : public CandidateIndex {
  public:
-  UsearchIndex(unum::usearch::metric_punned_t metric, std::size_t capacity, IndexSettings settings, std::size_t threads) {
+  UsearchIndex(unum::usearch::metric_punned_t metric, std::size_t capacity, IndexSettings settings,
+               std::size_t threads) {
     unum::usearch::index_dense_config_t config(unum::usearch::index_config_t(settings.m));
     config.expansion_add = settings.ef_construction;
     auto made = unum::usearch::index_dense_t::make(metric, config);
@@ -208,8 +210,8 @@ class HnswlibIndex final : public CandidateIndex {
   // hnswlib reports no size: count what it allocates (level-0 block, upper-level links, one
   // lock and one link-list pointer per element, the label map's nodes).
   std::size_t memory_bytes() const override {
-    std::size_t bytes = index_.max_elements_ * (index_.size_data_per_element_ + sizeof(std::mutex) + sizeof(void*) +
-                                                sizeof(int));
+    std::size_t bytes =
+        index_.max_elements_ * (index_.size_data_per_element_ + sizeof(std::mutex) + sizeof(void*) + sizeof(int));
     for (std::size_t i = 0; i < index_.cur_element_count; ++i)
       bytes += static_cast<std::size_t>(std::max(index_.element_levels_[i], 0)) * index_.size_links_per_element_;
     bytes += index_.label_lookup_.size() * (sizeof(hnswlib::labeltype) + sizeof(hnswlib::tableint) + 2 * sizeof(void*));
@@ -234,8 +236,8 @@ std::unique_ptr<CandidateIndex> make_index(const std::string& library, std::size
                                           settings, threads);
   if (library == "usearch-simd-ip")
     return std::make_unique<UsearchIndex>(
-        metric_punned_t(dim, reinterpret_cast<std::uintptr_t>(&ip_distance), metric_punned_signature_t::array_array_size_k,
-                        metric_kind_t::ip_k, scalar_kind_t::f32_k),
+        metric_punned_t(dim, reinterpret_cast<std::uintptr_t>(&ip_distance),
+                        metric_punned_signature_t::array_array_size_k, metric_kind_t::ip_k, scalar_kind_t::f32_k),
         capacity, settings, threads);
   if (library == "hnswlib") return std::make_unique<HnswlibIndex>(dim, capacity, settings);
   throw std::runtime_error("unknown library '" + library + "' (usearch, usearch-simd-ip, hnswlib)");
@@ -327,7 +329,8 @@ int main(int argc, char** argv) {
                 index->search(queries.row(q), k, keys);
                 latency_us.push_back(seconds_since(one) * 1e6);
                 if (pass == 0)
-                  for (auto key : keys) hits += static_cast<std::size_t>(std::count(truth[q].begin(), truth[q].end(), key));
+                  for (auto key : keys)
+                    hits += static_cast<std::size_t>(std::count(truth[q].begin(), truth[q].end(), key));
               }
               const double pass_s = seconds_since(all);
               if (pass == 0 || pass_s < total_s) {

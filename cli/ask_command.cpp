@@ -57,17 +57,19 @@ int run_ask(const AskOptions& options) {
   if (!answer) return report_error(answer.error());
 
   if (options.json) {
-    std::cout << rag::to_json(*answer, options.question).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    std::cout << rag::to_json(*answer, options.question).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
     return 0;
   }
   std::printf("\n\nSources:\n");
   for (const auto& s : answer->sources) {
     bool cited = false;
     for (const auto& c : answer->citations) cited = cited || c.number == s.number;
-    std::printf("  [%d]%s %s (%s%s)\n", s.number, cited ? "*" : " ", s.title.empty() ? s.document.c_str() : s.title.c_str(),
-                s.document.c_str(), pages(s).c_str());
+    std::printf("  [%d]%s %s (%s%s)\n", s.number, cited ? "*" : " ",
+                s.title.empty() ? s.document.c_str() : s.title.c_str(), s.document.c_str(), pages(s).c_str());
   }
-  for (const auto& f : answer->fallbacks) std::printf("(%s could not answer: %s)\n", f.backend.c_str(), f.error.c_str());
+  for (const auto& f : answer->fallbacks)
+    std::printf("(%s could not answer: %s)\n", f.backend.c_str(), f.error.c_str());
   const auto& t = answer->timings;
   std::printf("answered by %s in %.0f ms (embed %.1f, retrieve %.1f, rerank %.1f, generate %.1f)\n",
               answer->backend.c_str(), t.total, t.embed, t.retrieve, t.rerank, t.generate);

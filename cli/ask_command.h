@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "store/catalog.h"
 #include "rag/answer_backends.h"
+#include "store/catalog.h"
 
 namespace kotae::cli {
 

@@ -12,7 +12,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // "all-minilm-l6-v2-int8/int8" was built by the model in DATA/models/all-minilm-l6-v2-int8.
-std::string model_of(const std::string& embedder_id) { return embedder_id.substr(0, embedder_id.find('/')); }
+std::string model_of(const std::string& embedder_id) {
+  return embedder_id.substr(0, embedder_id.find('/'));
+}
 
 Result<std::unique_ptr<Encoder>> load_encoder(const fs::path& data_dir, const std::string& model,
                                               std::optional<EncoderOptions::Precision> precision = std::nullopt) {
@@ -49,7 +51,8 @@ Result<store::WriterLock> lock_for_writing(const fs::path& dir, const std::strin
 
 Result<OpenCollection> open_for_indexing(const store::CatalogOptions& where, const std::string& name,
                                          const std::string& model, std::size_t chunk_tokens, std::size_t overlap_tokens,
-                                         std::chrono::seconds wait, std::optional<EncoderOptions::Precision> precision) {
+                                         std::chrono::seconds wait,
+                                         std::optional<EncoderOptions::Precision> precision) {
   auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(where));
   fs::path folder = KOTAE_TRY_VALUE(catalog->folder(store::kLocalTenant, name));
   std::error_code created;
@@ -97,7 +100,9 @@ namespace {
 bool json_errors = false;
 }  // namespace
 
-void report_errors_as_log_lines() { json_errors = true; }
+void report_errors_as_log_lines() {
+  json_errors = true;
+}
 
 int report_error(const Error& error) {
   if (json_errors) {

@@ -24,7 +24,11 @@ Result<nlohmann::json> summary(store::Catalog& catalog, const std::string& name,
   for (const auto& d : documents) {
     chunks += d.chunk_count;
     if (with_documents) {
-      listed.push_back({{"id", d.id}, {"path", d.path}, {"title", d.title}, {"format", d.format}, {"bytes", d.size},
+      listed.push_back({{"id", d.id},
+                        {"path", d.path},
+                        {"title", d.title},
+                        {"format", d.format},
+                        {"bytes", d.size},
                         {"chunks", d.chunk_count}});
     }
   }
@@ -42,7 +46,8 @@ Result<nlohmann::json> summary(store::Catalog& catalog, const std::string& name,
 }
 
 Result<void> require(store::Catalog& catalog, const std::string& name) {
-  if (!store::valid_collection_name(name)) return make_error(ErrorCode::invalid_argument, "'" + name + "' is not a collection name");
+  if (!store::valid_collection_name(name))
+    return make_error(ErrorCode::invalid_argument, "'" + name + "' is not a collection name");
   if (!KOTAE_TRY_VALUE(catalog.exists(store::kLocalTenant, name))) {
     return make_error(ErrorCode::not_found, "no collection '" + name + "' (kotae collections list shows them)");
   }
@@ -58,43 +63,52 @@ int print_or_fail(const Result<nlohmann::json>& result, const std::function<void
 }  // namespace
 
 int run_collections_list(const CollectionsOptions& options) {
-  return print_or_fail([&]() -> Result<nlohmann::json> {
-    auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(options.where));
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& name : KOTAE_TRY_VALUE(catalog->names(store::kLocalTenant))) all.push_back(KOTAE_TRY_VALUE(summary(*catalog, name, false)));
-    return all;
-  }(), [&](const nlohmann::json& all) {
-    if (options.json) {
-      for (const auto& c : all) std::cout << c.dump() << "\n";
-      return;
-    }
-    std::printf("%-24s %10s %10s %12s  %s\n", "collection", "documents", "chunks", "bytes", "embedder");
-    for (const auto& c : all) {
-      std::printf("%-24s %10zu %10lld %12llu  %s\n", c["name"].get<std::string>().c_str(), c["documents"].get<std::size_t>(),
-                  c["chunks"].get<long long>(), c["bytes"].get<unsigned long long>(), c["embedder"].get<std::string>().c_str());
-    }
-  });
+  return print_or_fail(
+      [&]() -> Result<nlohmann::json> {
+        auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(options.where));
+        nlohmann::json all = nlohmann::json::array();
+        for (const auto& name : KOTAE_TRY_VALUE(catalog->names(store::kLocalTenant)))
+          all.push_back(KOTAE_TRY_VALUE(summary(*catalog, name, false)));
+        return all;
+      }(),
+      [&](const nlohmann::json& all) {
+        if (options.json) {
+          for (const auto& c : all) std::cout << c.dump() << "\n";
+          return;
+        }
+        std::printf("%-24s %10s %10s %12s  %s\n", "collection", "documents", "chunks", "bytes", "embedder");
+        for (const auto& c : all) {
+          std::printf("%-24s %10zu %10lld %12llu  %s\n", c["name"].get<std::string>().c_str(),
+                      c["documents"].get<std::size_t>(), c["chunks"].get<long long>(),
+                      c["bytes"].get<unsigned long long>(), c["embedder"].get<std::string>().c_str());
+        }
+      });
 }
 
 int run_collections_show(const CollectionsOptions& options) {
-  return print_or_fail([&]() -> Result<nlohmann::json> {
-    auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(options.where));
-    KOTAE_TRY(require(*catalog, options.name));
-    return summary(*catalog, options.name, true);
-  }(), [&](const nlohmann::json& c) {
-    if (options.json) {
-      std::cout << c.dump(2) << "\n";
-      return;
-    }
-    std::printf("collection  %s\nembedder    %s (%zu dimensions)\nchunking    %zu tokens, %zu shared\ndocuments   %zu\n"
-                "chunks      %lld\nbytes       %llu\n\n%6s %6s  %s\n", c["name"].get<std::string>().c_str(),
-                c["embedder"].get<std::string>().c_str(), c["dimension"].get<std::size_t>(), c["chunk_tokens"].get<std::size_t>(),
-                c["overlap_tokens"].get<std::size_t>(), c["documents"].get<std::size_t>(), c["chunks"].get<long long>(),
-                c["bytes"].get<unsigned long long>(), "id", "chunks", "document");
-    for (const auto& d : c["document_list"]) {
-      std::printf("%6lld %6lld  %s\n", d["id"].get<long long>(), d["chunks"].get<long long>(), d["path"].get<std::string>().c_str());
-    }
-  });
+  return print_or_fail(
+      [&]() -> Result<nlohmann::json> {
+        auto catalog = KOTAE_TRY_VALUE(store::Catalog::open(options.where));
+        KOTAE_TRY(require(*catalog, options.name));
+        return summary(*catalog, options.name, true);
+      }(),
+      [&](const nlohmann::json& c) {
+        if (options.json) {
+          std::cout << c.dump(2) << "\n";
+          return;
+        }
+        std::printf(
+            "collection  %s\nembedder    %s (%zu dimensions)\nchunking    %zu tokens, %zu shared\ndocuments   %zu\n"
+            "chunks      %lld\nbytes       %llu\n\n%6s %6s  %s\n",
+            c["name"].get<std::string>().c_str(), c["embedder"].get<std::string>().c_str(),
+            c["dimension"].get<std::size_t>(), c["chunk_tokens"].get<std::size_t>(),
+            c["overlap_tokens"].get<std::size_t>(), c["documents"].get<std::size_t>(), c["chunks"].get<long long>(),
+            c["bytes"].get<unsigned long long>(), "id", "chunks", "document");
+        for (const auto& d : c["document_list"]) {
+          std::printf("%6lld %6lld  %s\n", d["id"].get<long long>(), d["chunks"].get<long long>(),
+                      d["path"].get<std::string>().c_str());
+        }
+      });
 }
 
 int run_collections_delete(const CollectionsOptions& options) {
@@ -121,16 +135,25 @@ int run_models_list(const std::filesystem::path& data_dir, bool json) {
   for (const auto& m : models) {
     const auto& manifest = m.manifest;
     if (json) {
-      std::cout << nlohmann::json{{"name", m.name}, {"kind", manifest.kind}, {"precision", manifest.precision},
-                                  {"dimension", manifest.dimension}, {"max_length", manifest.max_length},
-                                  {"required", manifest.required}, {"source", manifest.source},
-                                  {"description", manifest.description}}.dump() << "\n";
+      std::cout << nlohmann::json{{"name", m.name},
+                                  {"kind", manifest.kind},
+                                  {"precision", manifest.precision},
+                                  {"dimension", manifest.dimension},
+                                  {"max_length", manifest.max_length},
+                                  {"required", manifest.required},
+                                  {"source", manifest.source},
+                                  {"description", manifest.description}}
+                       .dump()
+                << "\n";
     } else {
       std::size_t cut = std::min<std::size_t>(manifest.description.size(), 72);
-      while (cut < manifest.description.size() && cut > 0 && (static_cast<unsigned char>(manifest.description[cut]) & 0xC0) == 0x80) --cut;
+      while (cut < manifest.description.size() && cut > 0 &&
+             (static_cast<unsigned char>(manifest.description[cut]) & 0xC0) == 0x80)
+        --cut;
       std::string description = manifest.description.substr(0, cut);  // whole UTF-8 characters
       if (cut < manifest.description.size()) description += "…";
-      std::printf("%-28s %-10s %-10s  %s\n", m.name.c_str(), manifest.kind.c_str(), manifest.precision.c_str(), description.c_str());
+      std::printf("%-28s %-10s %-10s  %s\n", m.name.c_str(), manifest.kind.c_str(), manifest.precision.c_str(),
+                  description.c_str());
     }
   }
   return 0;

@@ -23,7 +23,8 @@ const std::set<std::string> kRequiredModels = {"all-minilm-l6-v2", "all-minilm-l
 
 // Each model through the same gate loading uses (model/model_integrity.h), so doctor says "ok" only
 // for a model that would load.
-nlohmann::json model_entry(const std::filesystem::path& models, const std::string& name, const IntegrityPolicy& policy) {
+nlohmann::json model_entry(const std::filesystem::path& models, const std::string& name,
+                           const IntegrityPolicy& policy) {
   const ModelInspection inspection = inspect_model(models, name, policy);
   nlohmann::json entry = inspection_json(inspection);
   entry["path"] = (models / name).string();
@@ -72,7 +73,8 @@ nlohmann::json native_encoder_on(const GpuDevice& d, const Result<std::vector<st
   }
   return {{"runs", false},
           {"reason", "compute capability " + std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor) +
-                         " is not one the plugin was built for (" + built_for + "): embeddings and reranking run on the CPU"}};
+                         " is not one the plugin was built for (" + built_for +
+                         "): embeddings and reranking run on the CPU"}};
 }
 
 nlohmann::json gpu_report() {
@@ -92,11 +94,17 @@ nlohmann::json gpu_report() {
                        {"memory_bandwidth_gb_s", d.memory_bandwidth_gb_s},
                        {"mig_enabled", d.mig_enabled},
                        {"mig_instances", mig},
-                       {"precision", {{"recommended", advice.recommended}, {"fp16", advice.fp16}, {"int8", advice.int8},
-                                      {"reason", advice.reason}}},
+                       {"precision",
+                        {{"recommended", advice.recommended},
+                         {"fp16", advice.fp16},
+                         {"int8", advice.int8},
+                         {"reason", advice.reason}}},
                        {"native_encoder", native_encoder_on(d, architectures)}});
   }
-  return {{"present", gpus.present}, {"driver_version", gpus.driver_version}, {"devices", devices}, {"note", gpus.note},
+  return {{"present", gpus.present},
+          {"driver_version", gpus.driver_version},
+          {"devices", devices},
+          {"note", gpus.note},
           {"cuda_plugin", cuda_plugin_report(architectures)}};
 }
 
@@ -119,17 +127,20 @@ nlohmann::json inference_report(const std::filesystem::path& dir) {
 void print_text(const nlohmann::json& r) {
   std::printf("kotae %s\n\n", r["version"].get<std::string>().c_str());
   const auto& cpu = r["cpu"];
-  std::printf("CPU          %s (%d logical cores)\n", cpu["brand"].get<std::string>().c_str(), cpu["logical_cores"].get<int>());
+  std::printf("CPU          %s (%d logical cores)\n", cpu["brand"].get<std::string>().c_str(),
+              cpu["logical_cores"].get<int>());
   std::string features;
   for (const auto& f : cpu["features"]) features += f.get<std::string>() + " ";
   std::printf("  features   %s\n", features.c_str());
   std::string providers;
   for (const auto& p : r["onnxruntime"]["providers"]) providers += p.get<std::string>() + " ";
-  std::printf("ONNX Runtime %s\n  providers  %s\n", r["onnxruntime"]["version"].get<std::string>().c_str(), providers.c_str());
+  std::printf("ONNX Runtime %s\n  providers  %s\n", r["onnxruntime"]["version"].get<std::string>().c_str(),
+              providers.c_str());
   const auto& inference = r["inference"];
   if (inference.contains("provider")) {
-    std::printf("  embedding  %s runs on %s (loaded and warmed up in %.0f ms)\n", inference["model"].get<std::string>().c_str(),
-                inference["provider"].get<std::string>().c_str(), inference["load_and_warm_up_ms"].get<double>());
+    std::printf("  embedding  %s runs on %s (loaded and warmed up in %.0f ms)\n",
+                inference["model"].get<std::string>().c_str(), inference["provider"].get<std::string>().c_str(),
+                inference["load_and_warm_up_ms"].get<double>());
     for (const auto& s : inference["skipped"]) std::printf("             skipped %s\n", s.get<std::string>().c_str());
   }
   const auto& llama = r["llama_cpp"];
@@ -145,10 +156,11 @@ void print_text(const nlohmann::json& r) {
   }
   std::printf("  CPU kernels %s\n", kernels.c_str());
   std::printf("  AMX        %s\n", llama["amx"].get<bool>() ? "yes: quantised matrices run on AMX tiles"
-                                  : amx_compiled           ? "compiled in, but the kernel did not grant the tiles"
-                                                           : "no (this CPU has none)");
-  std::printf("  GPU offload %s\n", llama["gpu_offload"].get<bool>() ? "yes: the generator's layers go to the GPU (--gpu-layers)"
-                                                                      : "no (a CPU build; scripts/setup --cuda builds the CUDA back-end)");
+                                   : amx_compiled           ? "compiled in, but the kernel did not grant the tiles"
+                                                            : "no (this CPU has none)");
+  std::printf("  GPU offload %s\n", llama["gpu_offload"].get<bool>()
+                                        ? "yes: the generator's layers go to the GPU (--gpu-layers)"
+                                        : "no (a CPU build; scripts/setup --cuda builds the CUDA back-end)");
   const auto& gpu = r["gpu"];
   if (gpu["present"].get<bool>()) {
     for (const auto& d : gpu["devices"]) {
@@ -158,11 +170,13 @@ void print_text(const nlohmann::json& r) {
                   d["memory_bandwidth_gb_s"].get<double>());
       std::printf("  precision  %s (%s)\n", d["precision"]["recommended"].get<std::string>().c_str(),
                   d["precision"]["reason"].get<std::string>().c_str());
-      std::printf("  encoder    %s: %s\n", d["native_encoder"]["runs"].get<bool>() ? "native CUDA kernels" : "ONNX Runtime",
+      std::printf("  encoder    %s: %s\n",
+                  d["native_encoder"]["runs"].get<bool>() ? "native CUDA kernels" : "ONNX Runtime",
                   d["native_encoder"]["reason"].get<std::string>().c_str());
       if (d["mig_enabled"].get<bool>()) {
         for (const auto& m : d["mig_instances"]) {
-          std::printf("  MIG        %s, %.1f GiB\n", m["name"].get<std::string>().c_str(), m["memory_bytes"].get<double>() / (1 << 30));
+          std::printf("  MIG        %s, %.1f GiB\n", m["name"].get<std::string>().c_str(),
+                      m["memory_bytes"].get<double>() / (1 << 30));
         }
       }
     }
@@ -193,7 +207,8 @@ void print_text(const nlohmann::json& r) {
                 m["required"].get<bool>() ? "required" : "optional",
                 m.contains("error") ? ("  (" + m["error"].get<std::string>() + ")").c_str() : "");
   }
-  std::printf("\n%s\n", r["ok"].get<bool>() ? "All required models verified." : "Some required models are missing or corrupt: run scripts/setup.");
+  std::printf("\n%s\n", r["ok"].get<bool>() ? "All required models verified."
+                                            : "Some required models are missing or corrupt: run scripts/setup.");
 }
 
 }  // namespace
@@ -203,11 +218,15 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
   const LlamaBuildInfo& llama = llama_build_info();
   nlohmann::json report;
   report["version"] = KOTAE_VERSION;
-  report["cpu"] = {{"vendor", cpu.vendor}, {"brand", cpu.brand}, {"logical_cores", cpu.logical_cores}, {"features", cpu.names()}};
+  report["cpu"] = {
+      {"vendor", cpu.vendor}, {"brand", cpu.brand}, {"logical_cores", cpu.logical_cores}, {"features", cpu.names()}};
   report["onnxruntime"] = {{"version", onnxruntime_version()}, {"providers", onnxruntime_providers()}};
-  report["llama_cpp"] = {{"version", llama.version},        {"ggml_version", llama.ggml_version},
-                         {"commit", llama.ggml_commit},     {"backends", llama.backends},
-                         {"devices", llama.devices},        {"backend_dir", llama.backend_dir},
+  report["llama_cpp"] = {{"version", llama.version},
+                         {"ggml_version", llama.ggml_version},
+                         {"commit", llama.ggml_commit},
+                         {"backends", llama.backends},
+                         {"devices", llama.devices},
+                         {"backend_dir", llama.backend_dir},
                          {"gpu_offload", llama.gpu_offload},
                          {"cpu_features", llama.cpu_features},
                          {"cpu_weight_layouts", llama.cpu_weight_layouts},
@@ -220,7 +239,8 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
   if (policy) {
     nlohmann::json keys = nlohmann::json::array();
     for (const auto& k : policy->trusted_keys) keys.push_back({{"id", k.id}, {"file", k.origin}});
-    report["signatures"] = {{"required", !policy->trusted_keys.empty()}, {"trusted_keys", keys},
+    report["signatures"] = {{"required", !policy->trusted_keys.empty()},
+                            {"trusted_keys", keys},
                             {"max_file_bytes", policy->max_file_bytes}};
   } else {
     report["signatures"] = {{"error", policy.error().message}};
@@ -229,7 +249,8 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
   for (const auto& m : report["models"]) {
     if (m["required"].get<bool>() && !m["ok"].get<bool>()) ok = false;
   }
-  report["inference"] = ok ? inference_report(models_dir(data_dir)) : nlohmann::json{{"error", "required models do not verify"}};
+  report["inference"] =
+      ok ? inference_report(models_dir(data_dir)) : nlohmann::json{{"error", "required models do not verify"}};
   report["ok"] = ok;
   return report;
 }

@@ -2,10 +2,10 @@
 
 #include <chrono>
 #include <cmath>
-#include <span>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <span>
 
 #include <nlohmann/json.hpp>
 
@@ -54,8 +54,11 @@ int run_embed(const EmbedOptions& given) {
     const auto v = vectors->row(i);
     const double norm = std::sqrt(dot(v, v));
     if (options.json) {
-      std::cout << nlohmann::json{{"text", options.texts[i]}, {"model", options.model}, {"dimension", v.size()},
-                                  {"norm", norm}, {"embedding", vectors->row_copy(i)}}
+      std::cout << nlohmann::json{{"text", options.texts[i]},
+                                  {"model", options.model},
+                                  {"dimension", v.size()},
+                                  {"norm", norm},
+                                  {"embedding", vectors->row_copy(i)}}
                        .dump()
                 << "\n";
     } else {

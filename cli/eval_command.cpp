@@ -50,13 +50,20 @@ Result<double> encode_speed(const Encoder& encoder, const rag::BeirDataset& data
 auto ranking_writer(const std::string& model, const std::string& precision, const search::SearchOptions& options,
                     std::ostream& out) {
   nlohmann::json fusion{{"fusion", options.fusion == search::Fusion::linear ? "linear" : "rrf"},
-                        {"bm25_weight", options.bm25_weight}, {"vector_weight", options.vector_weight},
-                        {"agreement_bonus", options.agreement_bonus}, {"range", options.fusion_range}, {"rrf_k", options.rrf_k}};
+                        {"bm25_weight", options.bm25_weight},
+                        {"vector_weight", options.vector_weight},
+                        {"agreement_bonus", options.agreement_bonus},
+                        {"range", options.fusion_range},
+                        {"rrf_k", options.rrf_k}};
   return [=, &out](search::SearchMode mode, const std::string& query, const std::vector<search::SearchHit>& hits) {
     nlohmann::json ranked = nlohmann::json::array();
-    for (const auto& hit : hits) ranked.push_back({{"chunk", hit.chunk.id}, {"document", hit.document_path}, {"score", hit.score}});
-    nlohmann::json row{{"model", model}, {"precision", precision}, {"mode", std::string(search::to_string(mode))},
-                       {"query", query}, {"hits", std::move(ranked)}};
+    for (const auto& hit : hits)
+      ranked.push_back({{"chunk", hit.chunk.id}, {"document", hit.document_path}, {"score", hit.score}});
+    nlohmann::json row{{"model", model},
+                       {"precision", precision},
+                       {"mode", std::string(search::to_string(mode))},
+                       {"query", query},
+                       {"hits", std::move(ranked)}};
     if (mode == search::SearchMode::hybrid) row["fusion"] = fusion;
     out << row.dump() << "\n";
   };
@@ -64,7 +71,8 @@ auto ranking_writer(const std::string& model, const std::string& precision, cons
 
 Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& model,
                                 std::optional<EncoderOptions::Precision> asked, const rag::BeirDataset& dataset,
-                                rag::EvaluationOptions evaluation, const rag::IngestOptions& ingest, std::ostream* runs) {
+                                rag::EvaluationOptions evaluation, const rag::IngestOptions& ingest,
+                                std::ostream* runs) {
   // One collection per dataset, model, precision and chunking, kept between runs: a second eval reuses it.
   ModelRun run;
   run.model = model;
@@ -90,7 +98,8 @@ Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& m
   bar.finish();
   KOTAE_TRY(open.collection->save_vector_index());
 
-  auto retriever = KOTAE_TRY_VALUE(search::HybridRetriever::create(*open.collection, open.encoder.get(), reranker.get()));
+  auto retriever =
+      KOTAE_TRY_VALUE(search::HybridRetriever::create(*open.collection, open.encoder.get(), reranker.get()));
   if (runs) evaluation.on_ranking = ranking_writer(model, open.encoder->precision(), evaluation.search, *runs);
   run.results = KOTAE_TRY_VALUE(rag::evaluate_retrieval(retriever, *open.encoder, dataset, evaluation));
   run.encode_per_s = KOTAE_TRY_VALUE(encode_speed(*open.encoder, dataset));
@@ -107,13 +116,16 @@ int run_eval(const EvalOptions& options) {
   rag::IngestOptions ingest;
   if (options.chunk_tokens) ingest.chunking.max_tokens = options.chunk_tokens;
   if (options.overlap_given) ingest.chunking.overlap_tokens = options.overlap_tokens;
-  const std::vector<std::string> models = options.models.empty() ? std::vector<std::string>{kDefaultEmbeddingModel} : options.models;
+  const std::vector<std::string> models =
+      options.models.empty() ? std::vector<std::string>{kDefaultEmbeddingModel} : options.models;
 
   rag::EvaluationOptions evaluation;
   evaluation.modes.clear();
   for (const auto& name : options.modes) {
     auto mode = search::parse_search_mode(name);
-    if (!mode) return report_error(make_error(ErrorCode::invalid_argument, "unknown mode '" + name + "' (bm25, vector, hybrid)"));
+    if (!mode)
+      return report_error(
+          make_error(ErrorCode::invalid_argument, "unknown mode '" + name + "' (bm25, vector, hybrid)"));
     evaluation.modes.push_back(*mode);
   }
   evaluation.search.rrf_k = options.rrf_k;
@@ -144,7 +156,8 @@ int run_eval(const EvalOptions& options) {
   std::vector<ModelRun> runs;
   for (const auto& model : models) {
     for (const auto& precision : precisions) {
-      auto run = evaluate_model(options, model, precision, *dataset, evaluation, ingest, rankings.is_open() ? &rankings : nullptr);
+      auto run = evaluate_model(options, model, precision, *dataset, evaluation, ingest,
+                                rankings.is_open() ? &rankings : nullptr);
       if (!run) return report_error(run.error());
       runs.push_back(std::move(*run));
     }
@@ -168,44 +181,45 @@ int run_eval(const EvalOptions& options) {
       const std::string mode = std::string(search::to_string(r.mode)) + (r.reranked ? "+rerank" : "");
       if (options.json) {
         nlohmann::json row{{"model", run.model},
-                                    {"mode", mode},
-                                    {"mrr@10", r.metrics.mrr_at_10},
-                                    {"ndcg@10", r.metrics.ndcg_at_10},
-                                    {"recall@10", r.metrics.recall_at_10},
-                                    {"recall@100", r.metrics.recall_at_100},
-                                    {"queries", r.metrics.queries},
-                                    {"documents", run.documents},
-                                    {"chunks", run.chunks},
-                                    {"collection", run.collection},
-                                    {"embedder", run.embedder_id},
-                                    {"precision", run.precision},
-                                    {"encode_passages_per_s", run.encode_per_s},
-                                    {"chunk_tokens", ingest.chunking.max_tokens},
-                                    {"overlap_tokens", ingest.chunking.overlap_tokens},
-                                    {"fusion", options.fusion},
-                                    {"bm25_weight", options.bm25_weight},
-                                    {"vector_weight", options.vector_weight},
-                                    {"agreement_bonus", options.agreement_bonus},
-                                    {"retrieve_p50_ms", r.retrieve_p50_ms},
-                                    {"retrieve_p99_ms", r.retrieve_p99_ms}};
+                           {"mode", mode},
+                           {"mrr@10", r.metrics.mrr_at_10},
+                           {"ndcg@10", r.metrics.ndcg_at_10},
+                           {"recall@10", r.metrics.recall_at_10},
+                           {"recall@100", r.metrics.recall_at_100},
+                           {"queries", r.metrics.queries},
+                           {"documents", run.documents},
+                           {"chunks", run.chunks},
+                           {"collection", run.collection},
+                           {"embedder", run.embedder_id},
+                           {"precision", run.precision},
+                           {"encode_passages_per_s", run.encode_per_s},
+                           {"chunk_tokens", ingest.chunking.max_tokens},
+                           {"overlap_tokens", ingest.chunking.overlap_tokens},
+                           {"fusion", options.fusion},
+                           {"bm25_weight", options.bm25_weight},
+                           {"vector_weight", options.vector_weight},
+                           {"agreement_bonus", options.agreement_bonus},
+                           {"retrieve_p50_ms", r.retrieve_p50_ms},
+                           {"retrieve_p99_ms", r.retrieve_p99_ms}};
         if (fp32) {
           row["ndcg@10_loss_vs_fp32"] = 1 - r.metrics.ndcg_at_10 / fp32->results[m].metrics.ndcg_at_10;
           row["encode_vs_fp32"] = run.encode_per_s / fp32->encode_per_s;
         }
         std::cout << row.dump() << "\n";
       } else {
-        std::printf("%-24s %-5s %-14s %7.3f %7.3f %7.3f %7.3f %9.1f %9.2f ms\n", run.model.c_str(), run.precision.c_str(), mode.c_str(),
-                    r.metrics.ndcg_at_10, r.metrics.mrr_at_10, r.metrics.recall_at_10, r.metrics.recall_at_100,
-                    run.encode_per_s, r.retrieve_p50_ms);
+        std::printf("%-24s %-5s %-14s %7.3f %7.3f %7.3f %7.3f %9.1f %9.2f ms\n", run.model.c_str(),
+                    run.precision.c_str(), mode.c_str(), r.metrics.ndcg_at_10, r.metrics.mrr_at_10,
+                    r.metrics.recall_at_10, r.metrics.recall_at_100, run.encode_per_s, r.retrieve_p50_ms);
         if (fp32) {
-          std::printf("%-24s %-5s %-14s nDCG@10 %+.2f%% against fp32, encode %.2fx\n", "", run.precision.c_str(), mode.c_str(),
-                      -100 * (1 - r.metrics.ndcg_at_10 / fp32->results[m].metrics.ndcg_at_10),
+          std::printf("%-24s %-5s %-14s nDCG@10 %+.2f%% against fp32, encode %.2fx\n", "", run.precision.c_str(),
+                      mode.c_str(), -100 * (1 - r.metrics.ndcg_at_10 / fp32->results[m].metrics.ndcg_at_10),
                       run.encode_per_s / fp32->encode_per_s);
         }
       }
     }
   }
-  if (rankings.is_open() && !rankings.flush()) return report_error(make_error(ErrorCode::io, "cannot write " + options.runs.string()));
+  if (rankings.is_open() && !rankings.flush())
+    return report_error(make_error(ErrorCode::io, "cannot write " + options.runs.string()));
   return 0;
 }
 

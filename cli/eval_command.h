@@ -16,7 +16,7 @@ namespace kotae::cli {
 struct EvalOptions {
   store::CatalogOptions where;  // the store (--store, --index-cache) and the data directory (models)
   std::filesystem::path dataset;
-  std::string collection;  // empty: a name derived from the dataset, model and chunking
+  std::string collection;           // empty: a name derived from the dataset, model and chunking
   std::vector<std::string> models;  // empty: the default embedder
   // "fp32", "int8": each model at each (its static INT8 variant for int8, where it has one); empty:
   // the precision the CPU runs by default (load_best_encoder).

@@ -36,8 +36,11 @@ int run_index(const IndexOptions& options) {
   rag::IngestCallbacks callbacks;
   callbacks.on_file = [&](const rag::FileReport& report) {
     if (options.json) {
-      nlohmann::json line{{"event", "file"}, {"path", report.path}, {"status", rag::to_string(report.status)},
-                          {"chunks", report.chunks}, {"bytes", report.bytes}};
+      nlohmann::json line{{"event", "file"},
+                          {"path", report.path},
+                          {"status", rag::to_string(report.status)},
+                          {"chunks", report.chunks},
+                          {"bytes", report.bytes}};
       if (!report.error.empty()) line["error"] = report.error;
       std::cout << line.dump() << std::endl;  // flushed: a document reported here is committed
     } else if (report.status == rag::FileStatus::failed) {
@@ -67,18 +70,20 @@ int run_index(const IndexOptions& options) {
                                 {"bytes", summary->bytes},
                                 {"elapsed_s", summary->elapsed_s},
                                 {"mb_per_s", rate},
-                                {"chunks_per_s", summary->elapsed_s > 0 ? double(summary->chunks) / summary->elapsed_s : 0},
+                                {"chunks_per_s",
+                                 summary->elapsed_s > 0 ? double(summary->chunks) / summary->elapsed_s : 0},
                                 {"stages", stages_json(summary->stages)},
                                 {"collection_documents", open->collection->document_count()},
                                 {"collection_chunks", open->collection->chunk_count()}}
                      .dump()
               << std::endl;
   } else {
-    std::printf("%s: %zu files (%zu indexed, %zu unchanged, %zu failed), %zu chunks, %.1f MB in %.1f s (%.2f MB/s); "
-                "collection has %zu documents, %zu chunks\n",
-                options.collection.c_str(), summary->files, summary->indexed, summary->unchanged, summary->failed,
-                summary->chunks, mb, summary->elapsed_s, rate, open->collection->document_count(),
-                open->collection->chunk_count());
+    std::printf(
+        "%s: %zu files (%zu indexed, %zu unchanged, %zu failed), %zu chunks, %.1f MB in %.1f s (%.2f MB/s); "
+        "collection has %zu documents, %zu chunks\n",
+        options.collection.c_str(), summary->files, summary->indexed, summary->unchanged, summary->failed,
+        summary->chunks, mb, summary->elapsed_s, rate, open->collection->document_count(),
+        open->collection->chunk_count());
   }
   return summary->failed ? 1 : 0;
 }

@@ -16,8 +16,8 @@ struct IndexOptions {
   std::string collection;
   std::vector<std::filesystem::path> paths;
   std::vector<std::string> include, exclude;
-  std::string model;  // empty: the collection's own, or the default for a new one
-  std::size_t chunk_tokens = 0;    // 0: the default
+  std::string model;             // empty: the collection's own, or the default for a new one
+  std::size_t chunk_tokens = 0;  // 0: the default
   std::size_t overlap_tokens = 0;
   bool overlap_given = false;
   bool json = false;

@@ -65,7 +65,8 @@ void print_inspection(const ModelInspection& r, const IntegrityPolicy& policy) {
   std::printf("  signature  %s\n", signature.c_str());
   if (!r.problem.empty()) std::printf("  REFUSED    %s\n", r.problem.c_str());
   for (const auto& f : r.files) {
-    std::printf("  %-9s  %s%s%s\n", file_status(f).c_str(), f.path.c_str(), f.problem.empty() ? "" : "  ", f.problem.c_str());
+    std::printf("  %-9s  %s%s%s\n", file_status(f).c_str(), f.path.c_str(), f.problem.empty() ? "" : "  ",
+                f.problem.c_str());
   }
   std::printf("%s\n", r.ok() ? "verified: every check passed" : "refused: this model will not be loaded");
 }
@@ -83,8 +84,12 @@ nlohmann::json inspection_json(const ModelInspection& r) {
     if (s == "missing" && status == "ok") status = "missing";
     if (first_problem.empty() && !f.problem.empty()) first_problem = f.path + " " + f.problem;
   }
-  nlohmann::json entry = {{"name", r.name},       {"path", r.dir.string()},   {"ok", r.ok()},
-                          {"status", status},     {"signers", r.signers},     {"files", files},
+  nlohmann::json entry = {{"name", r.name},
+                          {"path", r.dir.string()},
+                          {"ok", r.ok()},
+                          {"status", status},
+                          {"signers", r.signers},
+                          {"files", files},
                           {"signed_by", r.signed_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.signed_by)}};
   if (!first_problem.empty()) entry["error"] = first_problem;
   return entry;
@@ -127,9 +132,10 @@ int run_model_sign(const ModelCommandOptions& o) {
   bool trusted = false;
   for (const auto& k : policy->trusted_keys) trusted = trusted || k.id == key->id;
   if (!trusted) {
-    std::printf("note: key %s is not trusted on this machine; signatures are only required once a key is "
-                "(copy its .pub into %s)\n",
-                key->id.c_str(), trusted_keys_dir(o.data_dir).string().c_str());
+    std::printf(
+        "note: key %s is not trusted on this machine; signatures are only required once a key is "
+        "(copy its .pub into %s)\n",
+        key->id.c_str(), trusted_keys_dir(o.data_dir).string().c_str());
   }
   return 0;
 }
@@ -154,7 +160,8 @@ int run_model_add(const ModelCommandOptions& o) {
     return fail("'" + o.name + "' is not a model name (a plain folder name)");
   }
   std::error_code ec;
-  if (fs::exists(fs::symlink_status(root / o.name, ec))) return fail("a model named " + o.name + " exists in " + root.string());
+  if (fs::exists(fs::symlink_status(root / o.name, ec)))
+    return fail("a model named " + o.name + " exists in " + root.string());
   if (!fs::is_regular_file(o.file, ec)) return fail("no file " + o.file.string());
   char magic[4] = {};
   std::ifstream(o.file, std::ios::binary).read(magic, sizeof magic);
@@ -169,7 +176,8 @@ int run_model_add(const ModelCommandOptions& o) {
     fs::remove_all(staging, ec);
     return fail(why);
   };
-  if (!fs::copy_file(o.file, staging / "model.gguf", ec)) return abandon("cannot copy " + o.file.string() + ": " + ec.message());
+  if (!fs::copy_file(o.file, staging / "model.gguf", ec))
+    return abandon("cannot copy " + o.file.string() + ": " + ec.message());
   auto digest = sha256_file(staging / "model.gguf");
   if (!digest) return abandon(digest.error().message);
   const auto size = fs::file_size(staging / "model.gguf", ec);
@@ -178,14 +186,15 @@ int run_model_add(const ModelCommandOptions& o) {
       {"name", o.name},
       {"kind", "generator"},
       {"required", false},
-      {"description", o.description.empty() ? "added with kotae model add from " + fs::absolute(o.file).string() : o.description},
+      {"description",
+       o.description.empty() ? "added with kotae model add from " + fs::absolute(o.file).string() : o.description},
       {"files", {{{"path", "model.gguf"}, {"role", "gguf"}, {"size", size}, {"sha256", *digest}}}}};
   std::ofstream(staging / "manifest.json") << manifest.dump(2) << "\n";
   fs::rename(staging, root / o.name, ec);
   if (ec) return abandon("cannot install " + (root / o.name).string() + ": " + ec.message());
-  std::printf("added %s (%s, %ju bytes, sha256 %s)\nUse it: kotae ask QUESTION -c COLLECTION --model %s\n", o.name.c_str(),
-              (root / o.name / "model.gguf").string().c_str(), static_cast<std::uintmax_t>(size), digest->c_str(),
-              o.name.c_str());
+  std::printf("added %s (%s, %ju bytes, sha256 %s)\nUse it: kotae ask QUESTION -c COLLECTION --model %s\n",
+              o.name.c_str(), (root / o.name / "model.gguf").string().c_str(), static_cast<std::uintmax_t>(size),
+              digest->c_str(), o.name.c_str());
   return 0;
 }
 

@@ -18,13 +18,13 @@ namespace kotae::cli {
 
 struct ModelCommandOptions {
   std::filesystem::path data_dir;
-  std::string name;               // sign, verify, add
-  std::filesystem::path key;      // sign: the secret key file
-  std::filesystem::path out;      // keygen: the prefix of the two key files
-  std::string comment;            // keygen: written after the public key
-  std::filesystem::path file;     // add: the GGUF file
-  std::string description;        // add
-  bool json = false;              // verify
+  std::string name;            // sign, verify, add
+  std::filesystem::path key;   // sign: the secret key file
+  std::filesystem::path out;   // keygen: the prefix of the two key files
+  std::string comment;         // keygen: written after the public key
+  std::filesystem::path file;  // add: the GGUF file
+  std::string description;     // add
+  bool json = false;           // verify
 };
 
 int run_model_keygen(const ModelCommandOptions& options);

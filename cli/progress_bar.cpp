@@ -7,7 +7,9 @@
 namespace kotae::cli {
 
 ProgressBar::ProgressBar() : enabled_(isatty(STDERR_FILENO) == 1) {}
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 void ProgressBar::update(std::size_t files_done, std::size_t files_total, std::size_t chunks, std::uint64_t bytes_done,
                          std::uint64_t bytes_total, double elapsed_s, bool force) {
@@ -28,8 +30,8 @@ void ProgressBar::update(std::size_t files_done, std::size_t files_total, std::s
     eta = buffer;
   }
   std::fprintf(stderr, "\r\033[K[%.*s%.*s] %zu/%zu files  %zu chunks  %.2f MB/s  ETA %s", filled,
-               "########################", kWidth - filled, "------------------------", files_done, files_total,
-               chunks, mb_per_s, eta.c_str());
+               "########################", kWidth - filled, "------------------------", files_done, files_total, chunks,
+               mb_per_s, eta.c_str());
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/collection_access.h"
-#include "search/search_json.h"
 #include "search/hybrid_retriever.h"
+#include "search/search_json.h"
 
 namespace kotae::cli {
 namespace {
@@ -36,7 +36,9 @@ std::string highlight(const std::string& text, const std::string& query) {
   std::string out;
   std::size_t i = 0;
   const std::string lowered = lower(text);
-  auto is_word = [&](std::size_t p) { return p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || (text[p] & 0x80)); };
+  auto is_word = [&](std::size_t p) {
+    return p < text.size() && (std::isalnum(static_cast<unsigned char>(text[p])) || (text[p] & 0x80));
+  };
   while (i < text.size()) {
     bool matched = false;
     if (i == 0 || !is_word(i - 1)) {
@@ -103,9 +105,9 @@ int run_search(const SearchCommandOptions& options) {
     std::replace(text.begin(), text.end(), '\n', ' ');
     std::printf("    %s\n\n", tty ? highlight(text, options.query).c_str() : text.c_str());
   }
-  std::printf("%s search, %zu hits in %.1f ms (embed %.1f, bm25 %.1f, vector %.1f, rerank %.1f)\n", options.mode.c_str(),
-              result->hits.size(), result->timing.total, result->timing.embed, result->timing.bm25,
-              result->timing.vector, result->timing.rerank);
+  std::printf("%s search, %zu hits in %.1f ms (embed %.1f, bm25 %.1f, vector %.1f, rerank %.1f)\n",
+              options.mode.c_str(), result->hits.size(), result->timing.total, result->timing.embed,
+              result->timing.bm25, result->timing.vector, result->timing.rerank);
   return 0;
 }
 

@@ -15,9 +15,9 @@
 #include "core/sha256.h"
 #include "model/installed_models.h"
 #include "model/model_integrity.h"
+#include "platform/service_manager.h"
 #include "queue/redis_connection.h"
 #include "server/api_keys.h"
-#include "platform/service_manager.h"
 #include "server/conversation_store.h"
 #include "server/shared_api_keys.h"
 #include "store/postgres_connection.h"
@@ -26,12 +26,15 @@
 namespace kotae::cli {
 namespace {
 
-bool is_loopback(const std::string& host) { return host == "127.0.0.1" || host == "::1" || host.starts_with("127."); }
+bool is_loopback(const std::string& host) {
+  return host == "127.0.0.1" || host == "::1" || host.starts_with("127.");
+}
 
 }  // namespace
 
 CLI::App* add_serve_command(CLI::App& app, ServeOptions& serve) {
-  auto* cmd = app.add_subcommand("serve", "the HTTP API: collections, uploads, search, answers, OpenAI-compatible endpoints");
+  auto* cmd =
+      app.add_subcommand("serve", "the HTTP API: collections, uploads, search, answers, OpenAI-compatible endpoints");
   add_serve_options(*cmd, serve);
   return cmd;
 }
@@ -46,22 +49,28 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   };
   flag("--host", o.http.host, "KOTAE_HOST", "address to listen on");
   flag("--port", o.http.port, "KOTAE_PORT", "port (0: any free one; the log says which)");
-  flag("--api-keys", o.api_keys_file, "KOTAE_API_KEYS", "JSON file of API keys, stored hashed (see kotae keygen); none: one open local tenant");
-  flag("--io-threads", o.http.io_threads, "KOTAE_IO_THREADS", "threads reading and writing HTTP")->check(CLI::Range(1, 64));
+  flag("--api-keys", o.api_keys_file, "KOTAE_API_KEYS",
+       "JSON file of API keys, stored hashed (see kotae keygen); none: one open local tenant");
+  flag("--io-threads", o.http.io_threads, "KOTAE_IO_THREADS", "threads reading and writing HTTP")
+      ->check(CLI::Range(1, 64));
   flag("--workers", o.workers, "KOTAE_WORKERS", "threads running requests")->check(CLI::Range(1, 1024));
   flag("--max-queued", o.max_queued, "KOTAE_MAX_QUEUED", "requests waiting for a worker before 503");
   flag("--max-body-bytes", o.http.max_body_bytes, "KOTAE_MAX_BODY_BYTES", "largest upload body (413 beyond)");
   flag("--max-json-bytes", o.limits.max_json_bytes, "KOTAE_MAX_JSON_BYTES", "largest JSON request body (413 beyond)");
-  flag("--max-connections", o.http.max_connections, "KOTAE_MAX_CONNECTIONS", "open connections at once (more are closed)");
+  flag("--max-connections", o.http.max_connections, "KOTAE_MAX_CONNECTIONS",
+       "open connections at once (more are closed)");
   flag("--max-connections-per-client", o.http.max_connections_per_client, "KOTAE_MAX_CONNECTIONS_PER_CLIENT",
        "open connections from one client address");
-  flag("--cors-origin", o.cors_origins, "KOTAE_CORS_ORIGIN", "origins whose web pages may call the API (CORS); none by default");
+  flag("--cors-origin", o.cors_origins, "KOTAE_CORS_ORIGIN",
+       "origins whose web pages may call the API (CORS); none by default");
   flag("--conversations-per-tenant", o.conversations_per_tenant, "KOTAE_CONVERSATIONS_PER_TENANT",
        "conversations stored per tenant (they do not expire; beyond this the least recently updated go)")
       ->check(CLI::Range(1, 1000000));
   flag("--finished-jobs-per-tenant", o.ingest.finished_kept, "KOTAE_FINISHED_JOBS_PER_TENANT",
-       "finished ingestion jobs kept per tenant")->check(CLI::Range(1, 1000000));
-  flag("--ingest-threads", o.ingest.threads, "KOTAE_INGEST_THREADS", "ingestion jobs running at once")->check(CLI::Range(1, 64));
+       "finished ingestion jobs kept per tenant")
+      ->check(CLI::Range(1, 1000000));
+  flag("--ingest-threads", o.ingest.threads, "KOTAE_INGEST_THREADS", "ingestion jobs running at once")
+      ->check(CLI::Range(1, 64));
   flag("--ingest-seconds-per-file", o.ingest.max_seconds_per_file, "KOTAE_INGEST_SECONDS_PER_FILE",
        "an uploaded file still loading or embedding after this long fails; its job goes on (0: no limit)")
       ->check(CLI::Range(0.0, 86400.0));
@@ -71,7 +80,8 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--queue-max-waiting", o.queued_jobs.max_waiting, "KOTAE_QUEUE_MAX_WAITING",
        "files waiting in the queue beyond which uploads are refused with 503 and Retry-After (0: no bound)");
   flag("--answer-wait", serve.answer_wait_s, "KOTAE_ANSWER_WAIT",
-       "seconds a question waits for an answer worker to start it (the workers back-end), then the next back-end answers")
+       "seconds a question waits for an answer worker to start it (the workers back-end), then the next back-end "
+       "answers")
       ->check(CLI::Range(0.1, 3600.0));
   flag("--answer-silence", serve.answer_silence_s, "KOTAE_ANSWER_SILENCE",
        "seconds an answer worker may go without a piece before the next back-end answers in its place")
@@ -89,43 +99,55 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--chat-template", b.chat_template, "KOTAE_CHAT_TEMPLATE", "llama.cpp built-in chat template");
   flag("--context", b.context, "KOTAE_CONTEXT", "context tokens of each of the generator's slots");
   flag("--parallel", b.parallel, "KOTAE_PARALLEL",
-       "questions the local model answers at once, continuously batched (0: as many as its KV cache budget allows, up to 8)")
+       "questions the local model answers at once, continuously batched (0: as many as its KV cache budget allows, up "
+       "to 8)")
       ->check(CLI::Range(0, 64));
   flag("--max-queued-generations", b.max_queued, "KOTAE_MAX_QUEUED_GENERATIONS",
        "questions waiting for one of the local model's slots; more are refused with 503 and Retry-After");
   flag("--threads", b.threads, "KOTAE_THREADS", "generation threads (0: all cores)");
   flag("--generation-niceness", b.niceness, "KOTAE_GENERATION_NICENESS",
-       "added to the generation threads' nice value, so embeddings and searches go first on shared cores (0: as any thread)")
+       "added to the generation threads' nice value, so embeddings and searches go first on shared cores (0: as any "
+       "thread)")
       ->check(CLI::Range(0, 19));
-  flag("--gpu-layers", b.gpu_layers, "KOTAE_GPU_LAYERS", "generator layers on the GPU (-1: all, 0: none; needs scripts/setup --cuda)");
+  flag("--gpu-layers", b.gpu_layers, "KOTAE_GPU_LAYERS",
+       "generator layers on the GPU (-1: all, 0: none; needs scripts/setup --cuda)");
   flag("--openai-url", b.openai_url, "KOTAE_OPENAI_URL", "OpenAI-compatible server, up to /v1");
   flag("--openai-model", b.openai_model, "KOTAE_OPENAI_MODEL", "model name to send to that server");
   flag("--openai-key-env", serve.openai_key_env, "KOTAE_OPENAI_KEY_ENV", "environment variable holding its API key");
-  flag("--shutdown-deadline", serve.shutdown_deadline_s, "KOTAE_SHUTDOWN_DEADLINE", "seconds in-flight requests and ingestion get at shutdown");
-  cmd->add_flag("--allow-open", serve.allow_open, "listen beyond loopback without API keys")->envname("KOTAE_ALLOW_OPEN");
+  flag("--shutdown-deadline", serve.shutdown_deadline_s, "KOTAE_SHUTDOWN_DEADLINE",
+       "seconds in-flight requests and ingestion get at shutdown");
+  cmd->add_flag("--allow-open", serve.allow_open, "listen beyond loopback without API keys")
+      ->envname("KOTAE_ALLOW_OPEN");
   flag("--trusted-keys", serve.trusted_keys, "KOTAE_TRUSTED_KEYS",
        "public keys (.pub files or folders, ':'-separated) one of which must sign every model; also DATA/trusted_keys");
   // How the embedders and the reranker run (ONNX Runtime), and how their requests are batched.
   auto& session = o.models.encoder.session;
   flag("--providers", session.providers, "KOTAE_PROVIDERS",
        "ONNX Runtime execution providers in priority order (tensorrt, cuda, cpu); one that cannot load is skipped")
-      ->delimiter(',')->check(CLI::IsMember({"tensorrt", "cuda", "cpu"}));
+      ->delimiter(',')
+      ->check(CLI::IsMember({"tensorrt", "cuda", "cpu"}));
   flag("--precision", serve.precision, "KOTAE_PRECISION",
        "the embedders' precision: auto (static INT8 where the CPU has VNNI, else FP32), fp32, int8, fp16 (GPUs)")
       ->check(CLI::IsMember({"auto", "fp32", "int8", "fp16"}));
-  flag("--intra-op-threads", session.intra_op_threads, "KOTAE_INTRA_OP_THREADS", "threads each model run uses (0: one per core)")
+  flag("--intra-op-threads", session.intra_op_threads, "KOTAE_INTRA_OP_THREADS",
+       "threads each model run uses (0: one per core)")
       ->check(CLI::Range(0, 1024));
   flag("--graph-optimization", serve.graph_optimization, "KOTAE_GRAPH_OPTIMIZATION",
-       "ONNX Runtime graph optimisation: none, basic, extended, all")->check(CLI::IsMember({"none", "basic", "extended", "all"}));
-  cmd->add_flag("--deterministic", session.deterministic, "deterministic kernels (the same bits run to run, a little slower)")
+       "ONNX Runtime graph optimisation: none, basic, extended, all")
+      ->check(CLI::IsMember({"none", "basic", "extended", "all"}));
+  cmd->add_flag("--deterministic", session.deterministic,
+                "deterministic kernels (the same bits run to run, a little slower)")
       ->envname("KOTAE_DETERMINISTIC");
   flag("--batch-window-us", serve.batch_window_us, "KOTAE_BATCH_WINDOW_US",
-       "microseconds a model batch waits for more requests while they arrive faster than that")->check(CLI::Range(0L, 1000000L));
-  flag("--batch-max-items", o.models.batch.max_items, "KOTAE_BATCH_MAX_ITEMS", "requests in one model batch")->check(CLI::Range(1, 4096));
+       "microseconds a model batch waits for more requests while they arrive faster than that")
+      ->check(CLI::Range(0L, 1000000L));
+  flag("--batch-max-items", o.models.batch.max_items, "KOTAE_BATCH_MAX_ITEMS", "requests in one model batch")
+      ->check(CLI::Range(1, 4096));
   flag("--batch-max-tokens", o.models.batch.max_tokens, "KOTAE_BATCH_MAX_TOKENS", "tokens in one model batch")
       ->check(CLI::Range(1, 1 << 24));
   flag("--batch-max-queued", o.models.batch.max_queued, "KOTAE_BATCH_MAX_QUEUED",
-       "requests waiting for a model; more are refused with 503")->check(CLI::Range(1, 1 << 24));
+       "requests waiting for a model; more are refused with 503")
+      ->check(CLI::Range(1, 1 << 24));
 }
 
 namespace {
@@ -137,15 +159,19 @@ Result<void> check_model(const std::filesystem::path& data_dir, const std::strin
   for (const auto& m : installed_models(models_dir(data_dir))) {
     if (m.name != name) continue;
     if (m.manifest.kind == kind) return {};
-    const auto article = [](const std::string& word) { return std::string(word.starts_with("e") ? "an " : "a ") + word; };
+    const auto article = [](const std::string& word) {
+      return std::string(word.starts_with("e") ? "an " : "a ") + word;
+    };
     return make_error(ErrorCode::invalid_argument, flag + " " + name + ": that model is " + article(m.manifest.kind) +
                                                        " model, not " + article(kind) + " one");
   }
   std::string installed;
-  for (const auto& n : installed_model_names(models_dir(data_dir), kind)) installed += (installed.empty() ? "" : ", ") + n;
-  return make_error(ErrorCode::invalid_argument, flag + " " + name + ": no " + kind + " model of that name is installed in " +
-                                                     models_dir(data_dir).string() + " (installed: " +
-                                                     (installed.empty() ? "none" : installed) + "; " + how_to_install + ")");
+  for (const auto& n : installed_model_names(models_dir(data_dir), kind))
+    installed += (installed.empty() ? "" : ", ") + n;
+  return make_error(ErrorCode::invalid_argument,
+                    flag + " " + name + ": no " + kind + " model of that name is installed in " +
+                        models_dir(data_dir).string() + " (installed: " + (installed.empty() ? "none" : installed) +
+                        "; " + how_to_install + ")");
 }
 
 }  // namespace
@@ -155,14 +181,16 @@ Result<void> check_serve_settings(const ServeOptions& options) {
   const auto& data = o.models.data_dir;
   KOTAE_TRY(check_model(data, "--embedder", o.models.embedder, "embedding", "scripts/setup --model NAME installs one"));
   KOTAE_TRY(check_model(data, "--rerank", o.models.reranker, "reranker", "scripts/setup --model NAME installs one"));
-  KOTAE_TRY(check_model(data, "--model", o.models.backends.model, "generator", "kotae model add FILE.gguf --name NAME installs one"));
+  KOTAE_TRY(check_model(data, "--model", o.models.backends.model, "generator",
+                        "kotae model add FILE.gguf --name NAME installs one"));
   const auto& url = o.models.backends.openai_url;
   if (!url.empty()) {
     const auto scheme_end = url.find("://");
     const std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
     if ((scheme != "http" && scheme != "https") || url.size() <= scheme_end + 3 || url[scheme_end + 3] == '/') {
-      return make_error(ErrorCode::invalid_argument, "--openai-url " + url + ": not an http:// or https:// URL with a host "
-                                                     "(e.g. http://127.0.0.1:8080/v1)");
+      return make_error(ErrorCode::invalid_argument, "--openai-url " + url +
+                                                         ": not an http:// or https:// URL with a host "
+                                                         "(e.g. http://127.0.0.1:8080/v1)");
     }
   }
   if (!o.work_queue.empty()) {
@@ -181,7 +209,8 @@ int run_keygen(const KeygenOptions& options) {
     return report_error(make_error(ErrorCode::invalid_argument, "--tenant: letters, digits, '_' and '-'"));
   }
   const std::string key = random_id("kt_");
-  nlohmann::json entry{{"name", options.name.empty() ? options.tenant : options.name}, {"tenant", options.tenant},
+  nlohmann::json entry{{"name", options.name.empty() ? options.tenant : options.name},
+                       {"tenant", options.tenant},
                        {"sha256", sha256_hex(key)}};
   if (options.admin) entry["admin"] = true;
   if (options.rate > 0) {
@@ -189,7 +218,8 @@ int run_keygen(const KeygenOptions& options) {
     entry["burst"] = options.burst > 0 ? options.burst : options.rate;
   }
   nlohmann::json quota = nlohmann::json::object();
-  for (auto [field, value] : {std::pair{"queued_jobs", options.queued_jobs}, {"stored_bytes", options.stored_bytes},
+  for (auto [field, value] : {std::pair{"queued_jobs", options.queued_jobs},
+                              {"stored_bytes", options.stored_bytes},
                               {"documents", options.documents}}) {
     if (value > 0) quota[field] = value;
   }
@@ -204,11 +234,13 @@ int run_keygen(const KeygenOptions& options) {
   }
   std::printf("%s\n", nlohmann::json{{"key", key}, {"entry", entry}}.dump(2).c_str());
   if (store::is_postgres_url(options.store)) {
-    std::fprintf(stderr, "kotae: give the key to its user; it is stored (as its hash) in PostgreSQL, and every replica "
-                         "knows it within a second\n");
+    std::fprintf(stderr,
+                 "kotae: give the key to its user; it is stored (as its hash) in PostgreSQL, and every replica "
+                 "knows it within a second\n");
   } else {
-    std::fprintf(stderr, "kotae: give the key to its user; add the entry to the \"keys\" list of the --api-keys file "
-                         "(the server stores only its hash)\n");
+    std::fprintf(stderr,
+                 "kotae: give the key to its user; add the entry to the \"keys\" list of the --api-keys file "
+                 "(the server stores only its hash)\n");
   }
   return 0;
 }
@@ -221,17 +253,21 @@ int run_serve(ServeOptions options) {
   } else if (options.precision != "auto") {
     ::setenv("KOTAE_PRECISION", options.precision.c_str(), 1);  // load_best_encoder's choice (model/encoder_loading.h)
   }
-  const std::map<std::string, GraphOptimization> levels{{"none", GraphOptimization::none}, {"basic", GraphOptimization::basic},
-                                                        {"extended", GraphOptimization::extended}, {"all", GraphOptimization::all}};
+  const std::map<std::string, GraphOptimization> levels{{"none", GraphOptimization::none},
+                                                        {"basic", GraphOptimization::basic},
+                                                        {"extended", GraphOptimization::extended},
+                                                        {"all", GraphOptimization::all}};
   encoder.session.optimization = levels.at(options.graph_optimization);
   options.server.models.batch.window = std::chrono::microseconds(options.batch_window_us);
   auto& http = options.server.http;
   if (!is_loopback(http.host) && !options.allow_open && options.server.api_keys_file.empty()) {
     return report_error(make_error(ErrorCode::invalid_argument,
-                                   "listening on " + http.host + " would serve anyone who can reach it: give API keys "
-                                   "(--api-keys FILE), or pass --allow-open to serve an open API on purpose"));
+                                   "listening on " + http.host +
+                                       " would serve anyone who can reach it: give API keys "
+                                       "(--api-keys FILE), or pass --allow-open to serve an open API on purpose"));
   }
-  if (const char* key = std::getenv(options.openai_key_env.c_str())) options.server.models.backends.openai_api_key = key;
+  if (const char* key = std::getenv(options.openai_key_env.c_str()))
+    options.server.models.backends.openai_api_key = key;
   // The model loaders read the trusted keys where every command does (model/model_integrity.h); a flag
   // or config file value joins them through the same variable, set before any thread starts.
   if (!options.trusted_keys.empty()) ::setenv("KOTAE_TRUSTED_KEYS", options.trusted_keys.c_str(), 1);
@@ -266,8 +302,10 @@ int run_serve(ServeOptions options) {
   int signal = 0;
   for (sigwait(&signals, &signal); signal == SIGHUP; sigwait(&signals, &signal)) {  // reload: the keys again
     auto reloaded = (*server)->reload_keys();
-    if (reloaded) log_lifecycle("api_keys_reloaded", {{"file", options.server.api_keys_file.string()}});
-    else log_event("api_keys_not_reloaded", {{"reason", reloaded.error().message}}, LogLevel::error);
+    if (reloaded)
+      log_lifecycle("api_keys_reloaded", {{"file", options.server.api_keys_file.string()}});
+    else
+      log_event("api_keys_not_reloaded", {{"reason", reloaded.error().message}}, LogLevel::error);
   }
   notify_service_manager("STOPPING=1");
   log_lifecycle("shutting_down", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});

@@ -15,13 +15,13 @@ struct ServeOptions {
   double shutdown_deadline_s = 30;
   double answer_wait_s = 30;     // for an answer worker to start a task (the "workers" back-end)
   double answer_silence_s = 60;  // between a started task's pieces
-  bool allow_open = false;  // listen beyond loopback without API keys
+  bool allow_open = false;       // listen beyond loopback without API keys
   // Public keys whose signature every model's manifest must carry (files or folders, ':'-separated),
   // besides DATA/trusted_keys; the same setting as KOTAE_TRUSTED_KEYS (docs/models.md).
   std::string trusted_keys;
   // Inference knobs the flags give as text, applied to server.models in run_serve.
-  std::string precision = "auto";           // auto (static INT8 with VNNI, else FP32), fp32, int8, fp16
-  std::string graph_optimization = "all";   // none, basic, extended, all
+  std::string precision = "auto";          // auto (static INT8 with VNNI, else FP32), fp32, int8, fp16
+  std::string graph_optimization = "all";  // none, basic, extended, all
   long batch_window_us = 2000;
 };
 

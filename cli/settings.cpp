@@ -39,8 +39,9 @@ Result<std::optional<SettingsFile>> read_settings_file(const std::string& given)
   if (path.empty()) {
     const char* xdg = std::getenv("XDG_CONFIG_HOME");
     const char* home = std::getenv("HOME");
-    const fs::path user = xdg && *xdg ? fs::path(xdg) / "kotae" / "config.toml"
-                          : home && *home ? fs::path(home) / ".config" / "kotae" / "config.toml" : fs::path();
+    const fs::path user = xdg && *xdg     ? fs::path(xdg) / "kotae" / "config.toml"
+                          : home && *home ? fs::path(home) / ".config" / "kotae" / "config.toml"
+                                          : fs::path();
     std::error_code ec;
     for (const auto& candidate : {user, fs::path("/etc/kotae/config.toml")}) {
       if (!candidate.empty() && fs::exists(candidate, ec)) {
@@ -61,20 +62,23 @@ Result<std::optional<SettingsFile>> read_settings_file(const std::string& given)
   return std::optional<SettingsFile>(std::move(file));
 }
 
-Result<void> apply_settings_file(CLI::App& root, const std::map<std::string, CLI::App*>& sections, const SettingsFile& file) {
+Result<void> apply_settings_file(CLI::App& root, const std::map<std::string, CLI::App*>& sections,
+                                 const SettingsFile& file) {
   for (const auto& item : file.items) {
     if (item.name == "++" || item.name == "--") continue;  // CLI11's markers of a section's start and end
     CLI::App* app = &root;
     if (!item.parents.empty()) {
       const auto it = sections.find(item.parents.front());
       if (it == sections.end() || item.parents.size() > 1) {
-        return make_error(ErrorCode::invalid_argument, file.path.string() + ": no section [" + joined(item.parents) + "]");
+        return make_error(ErrorCode::invalid_argument,
+                          file.path.string() + ": no section [" + joined(item.parents) + "]");
       }
       app = it->second;
     }
     CLI::Option* option = option_named(*app, item.name);
     if (!option || option->check_lname("config") || option->check_lname("help")) {
-      return make_error(ErrorCode::invalid_argument, file.path.string() + ": '" + item.fullname() + "' is not a setting (`kotae config show` lists them)");
+      return make_error(ErrorCode::invalid_argument, file.path.string() + ": '" + item.fullname() +
+                                                         "' is not a setting (`kotae config show` lists them)");
     }
     if (option->count() > 0) continue;  // a flag or the environment said otherwise
     try {
@@ -92,7 +96,8 @@ Result<void> apply_settings_file(CLI::App& root, const std::map<std::string, CLI
   return {};
 }
 
-std::vector<Setting> effective_settings(const CLI::App& command, const std::string& section, const std::vector<std::string>& arguments,
+std::vector<Setting> effective_settings(const CLI::App& command, const std::string& section,
+                                        const std::vector<std::string>& arguments,
                                         const std::optional<SettingsFile>& file, const std::vector<std::string>& skip) {
   std::vector<Setting> rows;
   for (const CLI::Option* option : command.get_options()) {
@@ -104,8 +109,10 @@ std::vector<Setting> effective_settings(const CLI::App& command, const std::stri
     std::string value = option->count() > 0 ? joined(option->results()) : option->get_default_str();
     if (flag) value = option->count() > 0 && option->as<bool>() ? "true" : "false";
     // A list's default reads "[a,b]" in CLI11; shown as its given values are: "a,b".
-    if (option->get_expected_max() > 1 && value.size() >= 2 && value.front() == '[' && value.back() == ']') value = value.substr(1, value.size() - 2);
-    Setting row{names.front(), value, "default", env, option->get_description(), section, option->get_expected_max() > 1};
+    if (option->get_expected_max() > 1 && value.size() >= 2 && value.front() == '[' && value.back() == ']')
+      value = value.substr(1, value.size() - 2);
+    Setting row{
+        names.front(), value, "default", env, option->get_description(), section, option->get_expected_max() > 1};
     if (option->count() > 0) {
       if (given_as_flag(*option, arguments)) {
         row.source = "flag";

@@ -29,19 +29,22 @@ Result<std::optional<SettingsFile>> read_settings_file(const std::string& given)
 // Sets, from the file, each option no flag or variable set: on `root` for top-level keys, on
 // sections[NAME] for a [NAME] section. A key or section that names no option is an error, so a
 // misspelt setting stops the command instead of being ignored; so is a value the option refuses.
-Result<void> apply_settings_file(CLI::App& root, const std::map<std::string, CLI::App*>& sections, const SettingsFile& file);
+Result<void> apply_settings_file(CLI::App& root, const std::map<std::string, CLI::App*>& sections,
+                                 const SettingsFile& file);
 
 struct Setting {
-  std::string name;    // the flag's name, without "--"
-  std::string value;   // as the option holds it (lists comma-separated)
-  std::string source;  // "default", "file PATH", "env NAME" or "flag"
+  std::string name;         // the flag's name, without "--"
+  std::string value;        // as the option holds it (lists comma-separated)
+  std::string source;       // "default", "file PATH", "env NAME" or "flag"
   std::string env;          // the variable that sets it, if any
   std::string description;  // the flag's help
   std::string section;      // "" (top level) or "serve"
   bool list = false;        // takes several values (a TOML array; comma-separated in `value`)
 };
 // Every option of `command` (its help and the `skip` ones left out), after parsing and the file.
-std::vector<Setting> effective_settings(const CLI::App& command, const std::string& section, const std::vector<std::string>& arguments,
-                                        const std::optional<SettingsFile>& file, const std::vector<std::string>& skip = {});
+std::vector<Setting> effective_settings(const CLI::App& command, const std::string& section,
+                                        const std::vector<std::string>& arguments,
+                                        const std::optional<SettingsFile>& file,
+                                        const std::vector<std::string>& skip = {});
 
 }  // namespace kotae::cli

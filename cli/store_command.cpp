@@ -38,7 +38,9 @@ Result<void> copy_all(const StoreCopyOptions& options) {
     auto source = KOTAE_TRY_VALUE(from->open(c.tenant, c.name, nullptr));
     auto target = KOTAE_TRY_VALUE(to->open_records(c.tenant, c.name, &source->info()));
     const auto report = KOTAE_TRY_VALUE(store::copy_collection(*source, *target, [&](const store::CopyReport& so_far) {
-      if (!options.json) std::fprintf(stderr, "\r%s/%s: %zu documents", c.tenant.c_str(), c.name.c_str(), so_far.documents + so_far.skipped);
+      if (!options.json)
+        std::fprintf(stderr, "\r%s/%s: %zu documents", c.tenant.c_str(), c.name.c_str(),
+                     so_far.documents + so_far.skipped);
     }));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     target.reset();
@@ -48,9 +50,15 @@ Result<void> copy_all(const StoreCopyOptions& options) {
       KOTAE_TRY(to->open(c.tenant, c.name, nullptr));
     }
     if (options.json) {
-      std::printf("%s\n", nlohmann::json{{"tenant", c.tenant}, {"collection", c.name}, {"documents", report.documents},
-                                         {"skipped", report.skipped}, {"chunks", report.chunks}, {"seconds", seconds},
-                                         {"to", to->description()}}.dump().c_str());
+      std::printf("%s\n", nlohmann::json{{"tenant", c.tenant},
+                                         {"collection", c.name},
+                                         {"documents", report.documents},
+                                         {"skipped", report.skipped},
+                                         {"chunks", report.chunks},
+                                         {"seconds", seconds},
+                                         {"to", to->description()}}
+                              .dump()
+                              .c_str());
     } else {
       std::fprintf(stderr, "\r");
       std::printf("%s/%s: %zu documents and %zu chunks copied, %zu unchanged, in %.1f s, into %s\n", c.tenant.c_str(),

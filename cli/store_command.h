@@ -9,7 +9,7 @@
 namespace kotae::cli {
 
 struct StoreCopyOptions {
-  std::string from, to;  // postgres://… or a folder (a data directory: its collections/ and tenants/)
+  std::string from, to;               // postgres://… or a folder (a data directory: its collections/ and tenants/)
   std::filesystem::path data_dir;     // for a PostgreSQL side: the default index cache
   std::filesystem::path index_cache;  // ditto, when given
   std::string tenant;                 // only this tenant's collections (default: every tenant's)

@@ -7,8 +7,8 @@
 #include <future>
 
 #include "cli/collection_access.h"
-#include "queue/queue_metrics.h"
 #include "core/log.h"
+#include "queue/queue_metrics.h"
 #include "server/model_pool.h"
 #include "store/postgres_connection.h"
 #include "worker/worker_status.h"
@@ -16,7 +16,6 @@
 namespace kotae::cli {
 
 namespace {
-
 
 std::string this_process() {
   char host[256] = {};
@@ -39,15 +38,20 @@ Result<std::pair<std::string, unsigned short>> host_and_port(const std::string& 
 }  // namespace
 
 CLI::App* add_worker_command(CLI::App& app, WorkerOptions& o) {
-  auto* cmd = app.add_subcommand("worker", "ingest what the API replicas queued (needs --store postgres://… and --queue), "
-                                           "or with --answers generate the answers they queued");
+  auto* cmd = app.add_subcommand("worker",
+                                 "ingest what the API replicas queued (needs --store postgres://… and --queue), "
+                                 "or with --answers generate the answers they queued");
   auto flag = [&](const char* name, auto& value, const char* env, const char* help) {
     return cmd->add_option(name, value, help)->envname(env)->capture_default_str();
   };
-  flag("--queue", o.ingest.queue_url, "KOTAE_QUEUE", "Redis work queue: redis://[:PASSWORD@]HOST[:PORT][/DB] or unix:///SOCKET")
+  flag("--queue", o.ingest.queue_url, "KOTAE_QUEUE",
+       "Redis work queue: redis://[:PASSWORD@]HOST[:PORT][/DB] or unix:///SOCKET")
       ->required();
-  cmd->add_flag("--answers", o.answers, "generate answers (with --model) instead of ingesting files")->envname("KOTAE_WORKER_ANSWERS");
-  flag("--concurrency", o.ingest.concurrency, "KOTAE_WORKER_CONCURRENCY", "files indexed at once (an answer worker generates one answer at a time)")->check(CLI::Range(1, 256));
+  cmd->add_flag("--answers", o.answers, "generate answers (with --model) instead of ingesting files")
+      ->envname("KOTAE_WORKER_ANSWERS");
+  flag("--concurrency", o.ingest.concurrency, "KOTAE_WORKER_CONCURRENCY",
+       "files indexed at once (an answer worker generates one answer at a time)")
+      ->check(CLI::Range(1, 256));
   flag("--listen", o.listen, "KOTAE_WORKER_LISTEN", "HOST:PORT for /healthz, /readyz and /metrics (empty: none)");
   flag("--embedder", o.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (others as collections need them)");
   flag("--claim-idle", o.claim_idle_s, "KOTAE_QUEUE_CLAIM_IDLE",
@@ -55,7 +59,8 @@ CLI::App* add_worker_command(CLI::App& app, WorkerOptions& o) {
        "files, 10 for answers)")
       ->check(CLI::Range(0.0, 86400.0));
   flag("--max-attempts", o.ingest.queue.max_attempts, "KOTAE_QUEUE_MAX_ATTEMPTS",
-       "attempts at a file before it goes to the dead-letter stream")->check(CLI::Range(1, 100));
+       "attempts at a file before it goes to the dead-letter stream")
+      ->check(CLI::Range(1, 100));
   flag("--seconds-per-file", o.ingest.max_seconds_per_file, "KOTAE_INGEST_SECONDS_PER_FILE",
        "an attempt still loading or embedding after this long fails and is retried (0: no limit)")
       ->check(CLI::Range(0.0, 86400.0));
@@ -74,7 +79,7 @@ namespace {
 
 // Serves the status endpoints when --listen asks for them; null (and no error) when it does not.
 Result<std::unique_ptr<server::HttpServer>> status_endpoints(const std::string& listen, std::function<bool()> ready,
-                                                              std::function<std::string()> metrics) {
+                                                             std::function<std::string()> metrics) {
   if (listen.empty()) return std::unique_ptr<server::HttpServer>();
   auto where = KOTAE_TRY_VALUE(host_and_port(listen));
   auto started = KOTAE_TRY_VALUE(worker::serve_status(where.first, where.second, std::move(ready), std::move(metrics)));
@@ -110,7 +115,8 @@ int run_answer_worker(WorkerOptions& options, const sigset_t& signals) {
   auto reachable = queue::RedisConnection::connect(answers.queue_url);
   if (!reachable) return report_error(reachable.error());
   if (options.generator.model.empty()) {
-    return report_error(make_error(ErrorCode::invalid_argument, "an answer worker needs a model: --model NAME (KOTAE_MODEL)"));
+    return report_error(
+        make_error(ErrorCode::invalid_argument, "an answer worker needs a model: --model NAME (KOTAE_MODEL)"));
   }
   options.generator.data_dir = options.where.data_dir;
   options.generator.order = {"llama"};
@@ -121,21 +127,25 @@ int run_answer_worker(WorkerOptions& options, const sigset_t& signals) {
   worker::AnswerWorker worker(answers, *model);
 
   auto queues = std::make_shared<queue::WorkQueuePool>(answers.queue_url, answers.queue);
-  auto status = status_endpoints(options.listen, [&worker] { return worker.ready(); }, [&worker, queues] {
-    auto figures = queues->stats();
-    return worker::answer_metrics_text(worker) +
-           (figures ? queue::queue_metrics_text({{queues->options().name, std::move(*figures)}}) : "");
-  });
+  auto status = status_endpoints(
+      options.listen, [&worker] { return worker.ready(); },
+      [&worker, queues] {
+        auto figures = queues->stats();
+        return worker::answer_metrics_text(worker) +
+               (figures ? queue::queue_metrics_text({{queues->options().name, std::move(*figures)}}) : "");
+      });
   if (!status) return report_error(status.error());
-  log_lifecycle("worker_started", {{"consumer", answers.consumer}, {"answers", model->id()},
-                               {"queue", queue::redacted_redis_url(answers.queue_url)}});
+  log_lifecycle("worker_started", {{"consumer", answers.consumer},
+                                   {"answers", model->id()},
+                                   {"queue", queue::redacted_redis_url(answers.queue_url)}});
   return run_until_signalled(signals, options.shutdown_deadline_s, [&worker] { worker.stop(); });
 }
 
 int run_ingest_worker(WorkerOptions& options, const sigset_t& signals) {
   if (!store::is_postgres_url(options.where.store)) {
-    return report_error(make_error(ErrorCode::invalid_argument,
-                                   "a worker needs the shared store: --store postgres://… (KOTAE_STORE), as the API replicas use"));
+    return report_error(
+        make_error(ErrorCode::invalid_argument,
+                   "a worker needs the shared store: --store postgres://… (KOTAE_STORE), as the API replicas use"));
   }
   if (options.claim_idle_s > 0) {
     options.ingest.queue.claim_idle = std::chrono::milliseconds(static_cast<long long>(options.claim_idle_s * 1000));
@@ -165,12 +175,14 @@ int run_ingest_worker(WorkerOptions& options, const sigset_t& signals) {
   };
   auto status = status_endpoints(options.listen, ready, [&worker, &jobs] {
     auto figures = jobs.stats();
-    return worker::ingest_metrics_text(worker) + (figures ? queue::queue_metrics_text({{jobs.queue_name(), std::move(*figures)}}) : "");
+    return worker::ingest_metrics_text(worker) +
+           (figures ? queue::queue_metrics_text({{jobs.queue_name(), std::move(*figures)}}) : "");
   });
   if (!status) return report_error(status.error());
-  log_lifecycle("worker_started", {{"consumer", options.ingest.consumer}, {"concurrency", options.ingest.concurrency},
-                               {"store", (*catalog)->description()},
-                               {"queue", queue::redacted_redis_url(options.ingest.queue_url)}});
+  log_lifecycle("worker_started", {{"consumer", options.ingest.consumer},
+                                   {"concurrency", options.ingest.concurrency},
+                                   {"store", (*catalog)->description()},
+                                   {"queue", queue::redacted_redis_url(options.ingest.queue_url)}});
   return run_until_signalled(signals, options.shutdown_deadline_s, [&worker] { worker.stop(); });
 }
 

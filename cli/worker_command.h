@@ -20,11 +20,11 @@ namespace kotae::cli {
 struct WorkerOptions {
   store::CatalogOptions where;  // --store (must be PostgreSQL), --index-cache
   worker::IngestWorkerOptions ingest;
-  std::string embedder;  // loaded at start; others as collections need them
-  bool answers = false;  // generate answers instead of ingesting
+  std::string embedder;            // loaded at start; others as collections need them
+  bool answers = false;            // generate answers instead of ingesting
   rag::BackendSettings generator;  // --model and the other llama settings, for --answers
-  std::string listen;    // HOST:PORT of the status endpoints; empty: none
-  double claim_idle_s = 0;  // 0: 60 s for files, 10 s for answers
+  std::string listen;              // HOST:PORT of the status endpoints; empty: none
+  double claim_idle_s = 0;         // 0: 60 s for files, 10 s for answers
   double shutdown_deadline_s = 60;
 };
 

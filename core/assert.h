@@ -5,11 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#define KOTAE_ASSERT(cond)                                                                    \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
-      std::fprintf(stderr, "kotae: internal error: %s failed at %s:%d\n", #cond, __FILE__, \
-                   __LINE__);                                                                 \
-      std::abort();                                                                           \
-    }                                                                                         \
+#define KOTAE_ASSERT(cond)                                                                            \
+  do {                                                                                                \
+    if (!(cond)) {                                                                                    \
+      std::fprintf(stderr, "kotae: internal error: %s failed at %s:%d\n", #cond, __FILE__, __LINE__); \
+      std::abort();                                                                                   \
+    }                                                                                                 \
   } while (0)

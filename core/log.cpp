@@ -31,8 +31,12 @@ void write_line(std::string_view event, nlohmann::json fields, LogLevel level) {
 
 }  // namespace
 
-void set_log_level(LogLevel level) { minimum_level.store(static_cast<int>(level)); }
-bool log_enabled(LogLevel level) { return static_cast<int>(level) >= minimum_level.load(std::memory_order_relaxed); }
+void set_log_level(LogLevel level) {
+  minimum_level.store(static_cast<int>(level));
+}
+bool log_enabled(LogLevel level) {
+  return static_cast<int>(level) >= minimum_level.load(std::memory_order_relaxed);
+}
 
 std::optional<LogLevel> parse_log_level(std::string_view name) {
   if (name == "debug") return LogLevel::debug;
@@ -52,20 +56,22 @@ std::string iso8601_utc(double seconds) {
   std::tm utc{};
   gmtime_r(&whole, &utc);
   char text[64];  // room for any int the compiler can imagine in each field
-  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1, utc.tm_mday,
-                utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
+  std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", utc.tm_year + 1900, utc.tm_mon + 1,
+                utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec, millis);
   return text;
 }
-
 
 void log_event(std::string_view event, nlohmann::json fields, LogLevel level) {
   if (log_enabled(level)) write_line(event, std::move(fields), level);
 }
 
-void log_lifecycle(std::string_view event, nlohmann::json fields) { write_line(event, std::move(fields), LogLevel::info); }
+void log_lifecycle(std::string_view event, nlohmann::json fields) {
+  write_line(event, std::move(fields), LogLevel::info);
+}
 
 void log_library(LogLevel level, std::string_view source, std::string_view message) {
-  while (!message.empty() && (message.back() == '\n' || message.back() == '\r' || message.back() == ' ')) message.remove_suffix(1);
+  while (!message.empty() && (message.back() == '\n' || message.back() == '\r' || message.back() == ' '))
+    message.remove_suffix(1);
   if (message.empty()) return;
   log_event("library", {{"source", source}, {"message", message}}, level);
 }

@@ -67,7 +67,9 @@ class [[nodiscard]] Result<void> {
   bool ok_ = true;
 };
 
-inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+inline Error make_error(ErrorCode code, std::string message) {
+  return Error{code, std::move(message)};
+}
 
 }  // namespace kotae
 
@@ -76,17 +78,17 @@ inline Error make_error(ErrorCode code, std::string message) { return Error{code
 
 // Returns a failed Result's error from the enclosing function (which returns a Result).
 #define KOTAE_TRY(expr) KOTAE_TRY_(expr, KOTAE_CONCAT(kotae_try_, __COUNTER__))
-#define KOTAE_TRY_(expr, name)                    \
-  do {                                            \
+#define KOTAE_TRY_(expr, name)                          \
+  do {                                                  \
     if (auto name = (expr); !name) return name.error(); \
   } while (0)
 
 // The value of a Result, or its error returned from the enclosing function (a GCC and Clang statement
 // expression: `bool row = KOTAE_TRY_VALUE(statement.step());`). Nests: each use names its own temporary.
 #define KOTAE_TRY_VALUE(expr) KOTAE_TRY_VALUE_(expr, KOTAE_CONCAT(kotae_try_, __COUNTER__))
-#define KOTAE_TRY_VALUE_(expr, name)  \
-  __extension__({                     \
-    auto name = (expr);               \
-    if (!name) return name.error();   \
-    std::move(*name);                 \
+#define KOTAE_TRY_VALUE_(expr, name) \
+  __extension__({                    \
+    auto name = (expr);              \
+    if (!name) return name.error();  \
+    std::move(*name);                \
   })

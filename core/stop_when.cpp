@@ -7,8 +7,8 @@ namespace kotae {
 
 StopWhen::StopWhen(const std::atomic<bool>* cancelled, double budget_s) : cancelled_(cancelled), budget_s_(budget_s) {
   if (budget_s > 0) {
-    deadline_ = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(budget_s));
+    deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                       std::chrono::duration<double>(budget_s));
   }
 }
 
@@ -19,7 +19,8 @@ Result<void> StopWhen::check() const {
   if (budget_s_ > 0 && std::chrono::steady_clock::now() > deadline_) {
     char budget[32];
     std::snprintf(budget, sizeof budget, "%g", budget_s_);
-    return make_error(ErrorCode::stopped, std::string("stopped: it took longer than its time budget of ") + budget + " s");
+    return make_error(ErrorCode::stopped,
+                      std::string("stopped: it took longer than its time budget of ") + budget + " s");
   }
   return {};
 }

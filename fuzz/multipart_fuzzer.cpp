@@ -27,7 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& file : files) {
       KOTAE_ASSERT(!file.name.empty() && file.name.size() <= 255 && file.name.front() != '.');
       KOTAE_ASSERT(file.name.find_first_of("/\\") == std::string::npos);
-      KOTAE_ASSERT(std::none_of(file.name.begin(), file.name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }));
+      KOTAE_ASSERT(
+          std::none_of(file.name.begin(), file.name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }));
       KOTAE_ASSERT(file.body.empty() || (file.body.data() >= begin && file.body.data() + file.body.size() <= end));
     }
   } catch (const kotae::server::ApiError& e) {

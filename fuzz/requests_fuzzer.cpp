@@ -25,7 +25,16 @@ namespace {
 using namespace kotae::server;
 
 enum class Endpoint : std::uint8_t {
-  search, ask, chat, embeddings, rerank, collections, document_id, conversation_title, conversation_id, count
+  search,
+  ask,
+  chat,
+  embeddings,
+  rerank,
+  collections,
+  document_id,
+  conversation_title,
+  conversation_id,
+  count
 };
 
 void decode(Endpoint endpoint, std::string_view rest) {
@@ -64,7 +73,8 @@ void decode(Endpoint endpoint, std::string_view rest) {
       const auto r = read_chat_request(body, limits);
       KOTAE_ASSERT(!r.messages.empty() && r.messages.size() <= limits.max_messages);
       for (const auto& m : r.messages) KOTAE_ASSERT(m.content.size() <= limits.max_text_bytes);
-      KOTAE_ASSERT(!r.grounded || r.messages.back().role != "user" || r.messages.back().content.size() <= limits.max_query_bytes);
+      KOTAE_ASSERT(!r.grounded || r.messages.back().role != "user" ||
+                   r.messages.back().content.size() <= limits.max_query_bytes);
       const auto options = answer_options(r.options, limits);
       KOTAE_ASSERT(options.generation.top_p >= 0 && options.generation.top_p <= 1);
       if (r.grounded) requested_backends(r.options, configured);

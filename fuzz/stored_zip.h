@@ -38,7 +38,8 @@ inline std::string stored_zip(const std::vector<std::pair<std::string, std::stri
     const auto size = static_cast<std::uint32_t>(data.size());
     const std::uint32_t crc = crc32(data);
     put(out, 0x04034b50, 4);  // local file header
-    put(out, 20, 2), put(out, 0, 2), put(out, 0, 2), put(out, 0, 2), put(out, 0x21, 2);  // version, flags, stored, time, date
+    put(out, 20, 2), put(out, 0, 2), put(out, 0, 2), put(out, 0, 2),
+        put(out, 0x21, 2);  // version, flags, stored, time, date
     put(out, crc, 4), put(out, size, 4), put(out, size, 4);
     put(out, static_cast<std::uint32_t>(name.size()), 2), put(out, 0, 2);
     out += name;

@@ -15,7 +15,8 @@ namespace {
 using kotae::text::Encoding;
 
 void check(const Encoding& e, std::string_view a, std::string_view b, std::size_t vocab_size) {
-  KOTAE_ASSERT(e.type_ids.size() == e.size() && e.offsets.size() == e.size() && e.special_tokens_mask.size() == e.size());
+  KOTAE_ASSERT(e.type_ids.size() == e.size() && e.offsets.size() == e.size() &&
+               e.special_tokens_mask.size() == e.size());
   for (std::size_t i = 0; i < e.size(); ++i) {
     KOTAE_ASSERT(e.ids[i] >= 0 && static_cast<std::size_t>(e.ids[i]) < vocab_size);
     const auto [begin, end] = e.offsets[i];

@@ -17,7 +17,8 @@ std::vector<std::vector<std::size_t>> plan_length_runs(std::span<const text::Enc
     const std::size_t by_tokens = std::max<std::size_t>(limits.max_tokens / width, 1);
     std::size_t count = std::min({std::max<std::size_t>(limits.max_items, 1), by_tokens, order.size() - start});
     for (std::size_t i = 1; i < count; ++i) {
-      if (static_cast<double>(encodings[order[start + i]].size()) < limits.min_length_ratio * static_cast<double>(width)) {
+      if (static_cast<double>(encodings[order[start + i]].size()) <
+          limits.min_length_ratio * static_cast<double>(width)) {
         count = i;
         break;
       }
@@ -52,7 +53,9 @@ BertBatch::BertBatch(std::span<const text::Encoding* const> rows, std::int32_t p
 std::vector<Int64Input> BertBatch::inputs_for(const OnnxSession& session) const {
   std::vector<Int64Input> inputs;
   for (const auto& name : session.input_names()) {
-    const std::int64_t* data = name == "input_ids" ? ids_.data() : name == "attention_mask" ? mask_.data() : types_.data();
+    const std::int64_t* data = name == "input_ids"        ? ids_.data()
+                               : name == "attention_mask" ? mask_.data()
+                                                          : types_.data();
     inputs.push_back({name, data, rows_, cols_});
   }
   return inputs;

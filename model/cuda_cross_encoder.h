@@ -18,8 +18,8 @@ namespace kotae {
 
 class CudaCrossEncoder final : public PairScorer {
  public:
-  static Result<std::unique_ptr<CudaCrossEncoder>> load(const std::filesystem::path& model_dir,
-                                                        const std::filesystem::path& plugin = default_cuda_encoder_plugin());
+  static Result<std::unique_ptr<CudaCrossEncoder>> load(
+      const std::filesystem::path& model_dir, const std::filesystem::path& plugin = default_cuda_encoder_plugin());
   ~CudaCrossEncoder() override;
 
   std::string id() const override { return manifest_.name + "/" + manifest_.precision; }
@@ -28,7 +28,8 @@ class CudaCrossEncoder final : public PairScorer {
   const std::string& provider() const override { return provider_; }
 
  private:
-  CudaCrossEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<CudaEncoderPlugin> plugin);
+  CudaCrossEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer,
+                   std::unique_ptr<CudaEncoderPlugin> plugin);
 
   ModelManifest manifest_;
   text::WordPieceTokenizer tokenizer_;

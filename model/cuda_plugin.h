@@ -49,7 +49,8 @@ std::string describe_cuda_architectures(const std::vector<std::string>& architec
 // weights or the GPU).
 Result<std::unique_ptr<CudaEncoderPlugin>> open_cuda_encoder_plugin(const std::filesystem::path& plugin_path,
                                                                     const std::filesystem::path& model_dir,
-                                                                    const std::filesystem::path& weights, const GpuDevice& gpu,
-                                                                    int heads, int max_batch, int max_tokens);
+                                                                    const std::filesystem::path& weights,
+                                                                    const GpuDevice& gpu, int heads, int max_batch,
+                                                                    int max_tokens);
 
 }  // namespace kotae

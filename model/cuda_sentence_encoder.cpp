@@ -18,15 +18,18 @@ Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std
   const ModelFile* weights = manifest->file_with_role("safetensors-fp16");
   const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
   if (!weights || !tokenizer_file || manifest->pooling != "mean" || manifest->heads <= 0) {
-    return make_error(ErrorCode::unsupported, "model " + manifest->name + " has no FP16 safetensors for the CUDA encoder");
+    return make_error(ErrorCode::unsupported,
+                      "model " + manifest->name + " has no FP16 safetensors for the CUDA encoder");
   }
   auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
   if (!tokenizer) return tokenizer.error();
 
-  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, gpus.devices.front(), manifest->heads, 64, manifest->max_length);
+  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, gpus.devices.front(), manifest->heads,
+                                         64, manifest->max_length);
   if (!plugin) return plugin.error();
   const std::string provider = "KotaeCUDA (" + (*plugin)->device + ")";
-  std::unique_ptr<CudaSentenceEncoder> encoder(new CudaSentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));
+  std::unique_ptr<CudaSentenceEncoder> encoder(
+      new CudaSentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));
   encoder->provider_ = provider;
   return encoder;
 }
@@ -69,8 +72,8 @@ Result<Embeddings> CudaSentenceEncoder::embed_encoded(std::span<const text::Enco
   return out;
 }
 
-Result<RangeEmbeddings> CudaSentenceEncoder::embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
-                                                                       std::span<const std::vector<TokenRange>> ranges) const {
+Result<RangeEmbeddings> CudaSentenceEncoder::embed_encoded_with_ranges(
+    std::span<const text::Encoding> encodings, std::span<const std::vector<TokenRange>> ranges) const {
   RangeEmbeddings out{{dimension(), std::vector<float>(encodings.size() * dimension())}, {dimension(), {}}};
   if (encodings.empty()) return out;
   std::vector<float> states;

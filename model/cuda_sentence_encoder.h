@@ -10,15 +10,15 @@
 
 #include "model/cuda_plugin.h"
 #include "model/encoder.h"
-#include "text/wordpiece_tokenizer.h"
 #include "model/model_manifest.h"
+#include "text/wordpiece_tokenizer.h"
 
 namespace kotae {
 
 class CudaSentenceEncoder final : public Encoder {
  public:
-  static Result<std::unique_ptr<CudaSentenceEncoder>> load(const std::filesystem::path& model_dir,
-                                                           const std::filesystem::path& plugin = default_cuda_encoder_plugin());
+  static Result<std::unique_ptr<CudaSentenceEncoder>> load(
+      const std::filesystem::path& model_dir, const std::filesystem::path& plugin = default_cuda_encoder_plugin());
   ~CudaSentenceEncoder() override;
 
   std::size_t dimension() const override { return static_cast<std::size_t>(manifest_.dimension); }
@@ -36,7 +36,8 @@ class CudaSentenceEncoder final : public Encoder {
                                                     std::span<const std::vector<TokenRange>> ranges) const override;
 
  private:
-  CudaSentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer, std::unique_ptr<CudaEncoderPlugin> plugin);
+  CudaSentenceEncoder(ModelManifest manifest, text::WordPieceTokenizer tokenizer,
+                      std::unique_ptr<CudaEncoderPlugin> plugin);
   Result<void> run(std::span<const text::Encoding> encodings, float* vectors, std::vector<float>* states) const;
 
   ModelManifest manifest_;

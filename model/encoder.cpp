@@ -37,7 +37,7 @@ Result<Embeddings> Encoder::embed_encoded_unnormalized(std::span<const text::Enc
 }
 
 Result<RangeEmbeddings> Encoder::embed_encoded_with_ranges(std::span<const text::Encoding>,
-                                                          std::span<const std::vector<TokenRange>>) const {
+                                                           std::span<const std::vector<TokenRange>>) const {
   return make_error(ErrorCode::unsupported, id() + " cannot pool vectors of parts of its input");
 }
 

@@ -51,7 +51,8 @@ Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_o
     if (cuda) {
       if (why_not_cuda) why_not_cuda->clear();
       if (wanted == "cuda") return std::unique_ptr<Interface>(std::move(*cuda));  // a failure stays an error
-      std::function<Result<std::unique_ptr<Interface>>()> load_cpu = [load_onnx]() -> Result<std::unique_ptr<Interface>> {
+      std::function<Result<std::unique_ptr<Interface>>()> load_cpu =
+          [load_onnx]() -> Result<std::unique_ptr<Interface>> {
         auto onnx = load_onnx();
         if (!onnx) return onnx.error();
         return std::unique_ptr<Interface>(std::move(*onnx));
@@ -69,18 +70,21 @@ Result<std::unique_ptr<Interface>> load_best(LoadCuda load_cuda, LoadOnnx load_o
 
 }  // namespace
 
-Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir, const EncoderOptions& options,
-                                                   std::string* why_not_cuda, const OnGpuFailure& on_gpu_failure) {
+Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir,
+                                                   const EncoderOptions& options, std::string* why_not_cuda,
+                                                   const OnGpuFailure& on_gpu_failure) {
   EncoderOptions chosen = options;
   // A caller that asked for FP16 (a GPU through ONNX Runtime) keeps it.
-  if (options.precision == EncoderOptions::Precision::fp32) chosen.precision = KOTAE_TRY_VALUE(cpu_precision(model_dir));
+  if (options.precision == EncoderOptions::Precision::fp32)
+    chosen.precision = KOTAE_TRY_VALUE(cpu_precision(model_dir));
   return load_best<Encoder>([&] { return CudaSentenceEncoder::load(model_dir); },
                             [model_dir, chosen] { return SentenceEncoder::load(model_dir, chosen); }, why_not_cuda,
                             on_gpu_failure);
 }
 
 Result<std::unique_ptr<PairScorer>> load_best_cross_encoder(const std::filesystem::path& model_dir,
-                                                            const CrossEncoderOptions& options, std::string* why_not_cuda,
+                                                            const CrossEncoderOptions& options,
+                                                            std::string* why_not_cuda,
                                                             const OnGpuFailure& on_gpu_failure) {
   return load_best<PairScorer>([&] { return CudaCrossEncoder::load(model_dir); },
                                [model_dir, options] { return CrossEncoder::load(model_dir, options); }, why_not_cuda,

@@ -27,8 +27,10 @@ Result<EncoderOptions::Precision> cpu_precision(const std::filesystem::path& mod
 // `why_not_cuda`, when given, receives the reason the CUDA engine was not used ("" when it was). A
 // CUDA engine chosen by "auto" moves to ONNX Runtime if the GPU fails later (model/gpu_failover.h),
 // and `on_gpu_failure` hears of it.
-Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir, const EncoderOptions& options = {},
-                                                   std::string* why_not_cuda = nullptr, const OnGpuFailure& on_gpu_failure = {});
+Result<std::unique_ptr<Encoder>> load_best_encoder(const std::filesystem::path& model_dir,
+                                                   const EncoderOptions& options = {},
+                                                   std::string* why_not_cuda = nullptr,
+                                                   const OnGpuFailure& on_gpu_failure = {});
 Result<std::unique_ptr<PairScorer>> load_best_cross_encoder(const std::filesystem::path& model_dir,
                                                             const CrossEncoderOptions& options = {},
                                                             std::string* why_not_cuda = nullptr,

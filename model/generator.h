@@ -28,7 +28,7 @@ struct GenerationOptions {
   float top_p = 0.95f;
   std::optional<std::uint32_t> seed = {};  // unset: a random seed per request
   std::vector<std::string> stop = {};      // generation ends before the first of these; they are not returned
-  bool ignore_end_of_turn = false;  // generate max_tokens whatever the model says (benchmarks; local models)
+  bool ignore_end_of_turn = false;         // generate max_tokens whatever the model says (benchmarks; local models)
   // Whose the KV cache this request leaves is: a later request reuses a prefix only where the same owner
   // left it (the server: the tenant), so no tenant's timing or reused_prompt_tokens tells what another
   // asked. Empty requests share with each other (one user: the CLI, benchmarks).

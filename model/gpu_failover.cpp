@@ -12,7 +12,8 @@ namespace {
 template <class Model>
 class Failover {
  public:
-  Failover(std::unique_ptr<Model> gpu, std::function<Result<std::unique_ptr<Model>>()> load_cpu, OnGpuFailure on_failure)
+  Failover(std::unique_ptr<Model> gpu, std::function<Result<std::unique_ptr<Model>>()> load_cpu,
+           OnGpuFailure on_failure)
       : gpu_(std::move(gpu)), load_cpu_(std::move(load_cpu)), on_failure_(std::move(on_failure)) {}
 
   const Model& active() const { return failed_.load(std::memory_order_acquire) ? *cpu_ : *gpu_; }
@@ -42,7 +43,8 @@ class Failover {
     cpu_ = std::move(*cpu);
     failed_.store(true, std::memory_order_release);
     const GpuFailure failure{gpu_->id(), gpu_->provider(), cpu_->provider(), reason};
-    log_event("gpu_failed_over", {{"model", failure.model}, {"from", failure.from}, {"to", failure.to}, {"reason", reason}},
+    log_event("gpu_failed_over",
+              {{"model", failure.model}, {"from", failure.from}, {"to", failure.to}, {"reason", reason}},
               LogLevel::error);
     if (on_failure_) on_failure_(failure);
     return true;
@@ -108,7 +110,8 @@ class FailoverPairScorer final : public PairScorer {
 
 }  // namespace
 
-std::unique_ptr<Encoder> with_cpu_failover(std::unique_ptr<Encoder> gpu, std::function<Result<std::unique_ptr<Encoder>>()> load_cpu,
+std::unique_ptr<Encoder> with_cpu_failover(std::unique_ptr<Encoder> gpu,
+                                           std::function<Result<std::unique_ptr<Encoder>>()> load_cpu,
                                            OnGpuFailure on_failure) {
   return std::make_unique<FailoverEncoder>(std::move(gpu), std::move(load_cpu), std::move(on_failure));
 }

@@ -17,7 +17,7 @@
 namespace kotae {
 
 struct GpuFailure {
-  std::string model;  // the model's id
+  std::string model;     // the model's id
   std::string from, to;  // providers: the GPU's, then the CPU's
   std::string reason;    // the GPU's error
 };

@@ -33,7 +33,8 @@ int apply_template(const std::string& tmpl, std::span<const ChatMessage> message
     total += m.role.size() + m.content.size();
   }
   out.resize(2 * total + 256);
-  int n = llama_chat_apply_template(tmpl.c_str(), chat.data(), chat.size(), true, out.data(), static_cast<int>(out.size()));
+  int n =
+      llama_chat_apply_template(tmpl.c_str(), chat.data(), chat.size(), true, out.data(), static_cast<int>(out.size()));
   if (n > static_cast<int>(out.size())) {
     out.resize(static_cast<std::size_t>(n));
     n = llama_chat_apply_template(tmpl.c_str(), chat.data(), chat.size(), true, out.data(), n);
@@ -60,7 +61,8 @@ std::size_t kv_bytes_per_token(const llama_model* model) {
 // As many slots as fit an eighth of the machine's memory (at most 4 GiB) of KV cache, from 1 to 8.
 int auto_slots(const llama_model* model, int context_length) {
   const auto pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
-  const std::size_t memory = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (8ull << 30);
+  const std::size_t memory =
+      pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : (8ull << 30);
   const std::size_t budget = std::min<std::size_t>(memory / 8, 4ull << 30);
   const std::size_t per_slot = kv_bytes_per_token(model) * static_cast<std::size_t>(context_length);
   return static_cast<int>(std::clamp<std::size_t>(budget / std::max<std::size_t>(per_slot, 1), 1, 8));
@@ -92,7 +94,8 @@ Result<std::unique_ptr<LlamaGenerator>> LlamaGenerator::load(const std::filesyst
                                                              const LlamaGeneratorOptions& options) {
   llama_build_info();  // backends first
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(gguf, ec)) return make_error(ErrorCode::not_found, "no model file " + gguf.string());
+  if (!std::filesystem::is_regular_file(gguf, ec))
+    return make_error(ErrorCode::not_found, "no model file " + gguf.string());
   auto state = std::make_unique<State>();
   auto model_params = llama_model_default_params();
   model_params.n_gpu_layers = options.gpu_layers;
@@ -104,9 +107,11 @@ Result<std::unique_ptr<LlamaGenerator>> LlamaGenerator::load(const std::filesyst
   }
 
   int context_length = std::max(options.context_length, 64);
-  if (const int trained = llama_model_n_ctx_train(state->model); trained > 0) context_length = std::min(context_length, trained);
+  if (const int trained = llama_model_n_ctx_train(state->model); trained > 0)
+    context_length = std::min(context_length, trained);
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  const int slots = std::clamp(options.parallel > 0 ? options.parallel : auto_slots(state->model, context_length), 1, 64);
+  const int slots =
+      std::clamp(options.parallel > 0 ? options.parallel : auto_slots(state->model, context_length), 1, 64);
   auto context_params = llama_context_default_params();
   context_params.n_ctx = static_cast<uint32_t>(context_length) * static_cast<uint32_t>(slots);
   context_params.n_batch = static_cast<uint32_t>(std::clamp(options.batch, slots + 1, context_length * slots));
@@ -118,15 +123,19 @@ Result<std::unique_ptr<LlamaGenerator>> LlamaGenerator::load(const std::filesyst
   context_params.swa_full = true;  // sliding-window models (Gemma 3) keep a cache a prefix can be cut back to
   state->context = llama_init_from_model(state->model, context_params);
   if (!state->context) return make_error(ErrorCode::model, "llama.cpp cannot create a context for " + gguf.string());
-  state->scheduler = std::make_unique<LlamaScheduler>(
-      state->context, state->vocab,
-      SchedulerOptions{.slots = slots, .batch = static_cast<int>(context_params.n_batch), .max_queued = options.max_queued,
-                       .reuse_prefix = options.reuse_prefix, .niceness = options.niceness});
+  state->scheduler =
+      std::make_unique<LlamaScheduler>(state->context, state->vocab,
+                                       SchedulerOptions{.slots = slots,
+                                                        .batch = static_cast<int>(context_params.n_batch),
+                                                        .max_queued = options.max_queued,
+                                                        .reuse_prefix = options.reuse_prefix,
+                                                        .niceness = options.niceness});
   state->context_length = state->scheduler->slot_context();
 
   if (!options.chat_template.empty()) {
     if (!is_builtin_template(options.chat_template)) {
-      return make_error(ErrorCode::invalid_argument, "llama.cpp has no chat template named '" + options.chat_template + "'");
+      return make_error(ErrorCode::invalid_argument,
+                        "llama.cpp has no chat template named '" + options.chat_template + "'");
     }
     state->chat_template = options.chat_template;
   } else if (const char* own = llama_model_chat_template(state->model, nullptr)) {
@@ -150,13 +159,21 @@ Result<std::unique_ptr<LlamaGenerator>> LlamaGenerator::load(const std::filesyst
   return generator;
 }
 
-std::string LlamaGenerator::id() const { return "llama.cpp:" + state_->name; }
+std::string LlamaGenerator::id() const {
+  return "llama.cpp:" + state_->name;
+}
 
-std::size_t LlamaGenerator::context_tokens() const { return state_->context_length; }
+std::size_t LlamaGenerator::context_tokens() const {
+  return state_->context_length;
+}
 
-std::size_t LlamaGenerator::count_tokens(std::string_view text) const { return tokenize(text, false).size(); }
+std::size_t LlamaGenerator::count_tokens(std::string_view text) const {
+  return tokenize(text, false).size();
+}
 
-std::size_t LlamaGenerator::tokens_per_message() const { return state_->message_overhead; }
+std::size_t LlamaGenerator::tokens_per_message() const {
+  return state_->message_overhead;
+}
 
 Result<std::string> LlamaGenerator::format_chat(std::span<const ChatMessage> messages) const {
   std::string out;
@@ -176,9 +193,13 @@ std::vector<std::int32_t> LlamaGenerator::tokenize(std::string_view text, bool s
   return tokens;
 }
 
-void LlamaGenerator::reset_cache() { state_->scheduler->clear_cache(); }
+void LlamaGenerator::reset_cache() {
+  state_->scheduler->clear_cache();
+}
 
-int LlamaGenerator::slots() const { return static_cast<int>(llama_n_seq_max(state_->context)); }
+int LlamaGenerator::slots() const {
+  return static_cast<int>(llama_n_seq_max(state_->context));
+}
 
 Result<std::vector<std::int32_t>> LlamaGenerator::prompt_tokens(std::span<const ChatMessage> messages) const {
   if (messages.empty()) return make_error(ErrorCode::invalid_argument, "no messages to answer");
@@ -187,7 +208,8 @@ Result<std::vector<std::int32_t>> LlamaGenerator::prompt_tokens(std::span<const 
   if (prompt.empty()) return make_error(ErrorCode::invalid_argument, "the prompt has no tokens");
   if (prompt.size() >= state_->context_length) {
     return make_error(ErrorCode::invalid_argument, "the prompt has " + std::to_string(prompt.size()) +
-                                                       " tokens; the model's context holds " + std::to_string(state_->context_length));
+                                                       " tokens; the model's context holds " +
+                                                       std::to_string(state_->context_length));
   }
   return prompt;
 }

@@ -19,15 +19,16 @@
 namespace kotae {
 
 struct LlamaGeneratorOptions {
-  int context_length = 4096;  // each slot's, capped at the model's training context
-  int parallel = 0;           // slots (requests answered at once); 0: as many as the KV cache budget allows, up to 8
+  int context_length = 4096;    // each slot's, capped at the model's training context
+  int parallel = 0;             // slots (requests answered at once); 0: as many as the KV cache budget allows, up to 8
   std::size_t max_queued = 64;  // requests waiting for a slot; more are refused as overloaded (503)
-  int batch = 512;            // tokens decoded per step, all slots together
-  int threads = 0;            // 0: all cores
-  int gpu_layers = -1;        // layers offloaded where llama.cpp has a GPU back-end; -1: all, 0: none
-  bool reuse_prefix = true;   // keep slots' KV caches between requests (off: every prompt is decoded from scratch)
-  int niceness = 0;           // added to the generation threads' nice value (a server: quick requests first)
-  std::string chat_template = {};  // a llama.cpp built-in name ("chatml", "gemma", "llama3", ...); empty: the model's own
+  int batch = 512;              // tokens decoded per step, all slots together
+  int threads = 0;              // 0: all cores
+  int gpu_layers = -1;          // layers offloaded where llama.cpp has a GPU back-end; -1: all, 0: none
+  bool reuse_prefix = true;     // keep slots' KV caches between requests (off: every prompt is decoded from scratch)
+  int niceness = 0;             // added to the generation threads' nice value (a server: quick requests first)
+  std::string chat_template =
+      {};  // a llama.cpp built-in name ("chatml", "gemma", "llama3", ...); empty: the model's own
 };
 
 class LlamaGenerator final : public Generator {

@@ -23,7 +23,7 @@ namespace {
 // llama.cpp logs every tensor at load: its info lines are Kotae's debug ones; warnings and errors
 // are lines of Kotae's log (a continuation piece is dropped: it has no level of its own).
 void route_log(ggml_log_level level, const char* text, void*) {
-  const LogLevel ours = level == GGML_LOG_LEVEL_ERROR ? LogLevel::error
+  const LogLevel ours = level == GGML_LOG_LEVEL_ERROR  ? LogLevel::error
                         : level == GGML_LOG_LEVEL_WARN ? LogLevel::warn
                                                        : LogLevel::debug;
   if (level == GGML_LOG_LEVEL_CONT || !text || !log_enabled(ours)) return;
@@ -35,7 +35,8 @@ void route_log(ggml_log_level level, const char* text, void*) {
 void describe_cpu_backend(LlamaBuildInfo& info) {
   ggml_backend_reg_t cpu = ggml_backend_reg_by_name("CPU");
   if (!cpu) return;
-  if (auto features = reinterpret_cast<ggml_backend_get_features_t>(ggml_backend_reg_get_proc_address(cpu, "ggml_backend_get_features"))) {
+  if (auto features = reinterpret_cast<ggml_backend_get_features_t>(
+          ggml_backend_reg_get_proc_address(cpu, "ggml_backend_get_features"))) {
     for (const ggml_backend_feature* f = features(cpu); f && f->name; ++f) {
       if (std::string_view(f->value) == "1") info.cpu_features.emplace_back(f->name);
     }
@@ -44,7 +45,8 @@ void describe_cpu_backend(LlamaBuildInfo& info) {
       ggml_backend_reg_get_proc_address(cpu, "ggml_backend_dev_get_extra_bufts"));
   ggml_backend_dev_t device = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
   if (extra && device) {
-    for (ggml_backend_buffer_type_t* b = extra(device); b && *b; ++b) info.cpu_weight_layouts.emplace_back(ggml_backend_buft_name(*b));
+    for (ggml_backend_buffer_type_t* b = extra(device); b && *b; ++b)
+      info.cpu_weight_layouts.emplace_back(ggml_backend_buft_name(*b));
   }
 }
 
@@ -58,7 +60,8 @@ LlamaBuildInfo load_backends() {
   info.version = llama_version();
   info.ggml_version = ggml_version();
   info.ggml_commit = ggml_commit();
-  for (size_t i = 0; i < ggml_backend_reg_count(); ++i) info.backends.emplace_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
+  for (size_t i = 0; i < ggml_backend_reg_count(); ++i)
+    info.backends.emplace_back(ggml_backend_reg_name(ggml_backend_reg_get(i)));
   for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
     ggml_backend_dev_t dev = ggml_backend_dev_get(i);
     info.devices.push_back(std::string(ggml_backend_dev_name(dev)) + ": " + ggml_backend_dev_description(dev));
@@ -93,7 +96,8 @@ struct LlamaModel::Impl {
 LlamaModel::LlamaModel(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 LlamaModel::~LlamaModel() = default;
 
-Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const std::filesystem::path& gguf, const LlamaModelOptions& options) {
+Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const std::filesystem::path& gguf,
+                                                     const LlamaModelOptions& options) {
   llama_build_info();
   auto impl = std::make_unique<Impl>();
   auto model_params = llama_model_default_params();
@@ -114,9 +118,13 @@ Result<std::unique_ptr<LlamaModel>> LlamaModel::load(const std::filesystem::path
   return std::unique_ptr<LlamaModel>(new LlamaModel(std::move(impl)));
 }
 
-int LlamaModel::vocab_size() const { return llama_vocab_n_tokens(llama_model_get_vocab(impl_->model)); }
+int LlamaModel::vocab_size() const {
+  return llama_vocab_n_tokens(llama_model_get_vocab(impl_->model));
+}
 
-int LlamaModel::embedding_length() const { return llama_model_n_embd(impl_->model); }
+int LlamaModel::embedding_length() const {
+  return llama_model_n_embd(impl_->model);
+}
 
 std::string LlamaModel::description() const {
   char buffer[256] = {};
@@ -132,7 +140,8 @@ Result<std::vector<float>> LlamaModel::logits(std::span<const std::int32_t> toke
   }
   const int vocab = vocab_size();
   for (auto t : tokens) {
-    if (t < 0 || t >= vocab) return make_error(ErrorCode::invalid_argument, "token id " + std::to_string(t) + " is outside the vocabulary");
+    if (t < 0 || t >= vocab)
+      return make_error(ErrorCode::invalid_argument, "token id " + std::to_string(t) + " is outside the vocabulary");
   }
   llama_memory_clear(llama_get_memory(impl_->context), true);
   const auto n = static_cast<std::int32_t>(tokens.size());

@@ -14,10 +14,10 @@
 namespace kotae {
 
 struct LlamaBuildInfo {
-  std::string version;       // llama.cpp's version string
+  std::string version;  // llama.cpp's version string
   std::string ggml_version;
   std::string ggml_commit;
-  std::string backend_dir;   // where the ggml backend libraries were loaded from
+  std::string backend_dir;            // where the ggml backend libraries were loaded from
   std::vector<std::string> backends;  // e.g. {"CPU"}
   std::vector<std::string> devices;   // e.g. {"CPU: Intel(R) Xeon(R) ..."}
   bool gpu_offload = false;           // a GPU back-end (scripts/setup --cuda) with a device to offload layers to
@@ -25,7 +25,7 @@ struct LlamaBuildInfo {
   // the weight layouts it repacks matrices into where this CPU allows ("AMX" tiles, "CPU_REPACK").
   std::vector<std::string> cpu_features;
   std::vector<std::string> cpu_weight_layouts;
-  bool uses_amx() const;              // AMX compiled in and granted by the kernel: quantised matrices run on tiles
+  bool uses_amx() const;  // AMX compiled in and granted by the kernel: quantised matrices run on tiles
 };
 
 // Loads the ggml backends once per process and describes them.
@@ -33,13 +33,14 @@ const LlamaBuildInfo& llama_build_info();
 
 struct LlamaModelOptions {
   int context_length = 512;
-  int threads = 0;  // 0: all cores
+  int threads = 0;      // 0: all cores
   int gpu_layers = -1;  // layers offloaded where llama.cpp has a GPU back-end; -1: all, 0: none
 };
 
 class LlamaModel {
  public:
-  static Result<std::unique_ptr<LlamaModel>> load(const std::filesystem::path& gguf, const LlamaModelOptions& options = {});
+  static Result<std::unique_ptr<LlamaModel>> load(const std::filesystem::path& gguf,
+                                                  const LlamaModelOptions& options = {});
   ~LlamaModel();
   LlamaModel(const LlamaModel&) = delete;
   LlamaModel& operator=(const LlamaModel&) = delete;

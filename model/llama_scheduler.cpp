@@ -71,7 +71,7 @@ struct LlamaScheduler::Slot {
   std::size_t prompt_at = 0;  // the next prompt token to decode
   bool generating = false;    // the prompt is decoded; `next` is the token to decode at the next step
   llama_token next = 0;
-  int logits_row = -1;        // its row of logits in the batch just decoded
+  int logits_row = -1;  // its row of logits in the batch just decoded
   std::size_t max_tokens = 0;
   Sampler sampler{nullptr, &llama_sampler_free};
   std::optional<StopSequenceFilter> filter;
@@ -118,8 +118,8 @@ void LlamaScheduler::submit(SequenceRequest request) {
   }
   if (waiting == SIZE_MAX) return wake_.notify_all();
   request.on_done(make_error(ErrorCode::overloaded, "the model is busy: " + std::to_string(waiting) +
-                                                        " requests wait for one of its " + std::to_string(slots_.size()) +
-                                                        " slots; retry shortly"));
+                                                        " requests wait for one of its " +
+                                                        std::to_string(slots_.size()) + " slots; retry shortly"));
 }
 
 void LlamaScheduler::clear_cache() {
@@ -181,7 +181,8 @@ bool LlamaScheduler::admit() {
   std::vector<SequenceRequest> taken;
   {
     std::lock_guard lock(mutex_);
-    const auto idle = static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return !s->busy; }));
+    const auto idle =
+        static_cast<std::size_t>(std::count_if(slots_.begin(), slots_.end(), [](const auto& s) { return !s->busy; }));
     while (taken.size() < idle && !queue_.empty()) {
       taken.push_back(std::move(queue_.front()));
       queue_.pop_front();
@@ -232,7 +233,8 @@ bool LlamaScheduler::admit() {
     slot.result.stats.finish_reason = "length";
     if (prompt.empty() || prompt.size() >= slot_context_) {
       fail(slot, {ErrorCode::invalid_argument, "the prompt has " + std::to_string(prompt.size()) +
-                                                   " tokens; a slot of the model's context holds " + std::to_string(slot_context_)});
+                                                   " tokens; a slot of the model's context holds " +
+                                                   std::to_string(slot_context_)});
       continue;
     }
     const auto& o = slot.request.options;
@@ -280,7 +282,8 @@ void LlamaScheduler::step(llama_batch& batch) {
     if (!slot->busy || slot->generating || room <= 0) continue;
     const auto& prompt = slot->request.prompt;
     const std::size_t end = std::min(prompt.size(), slot->prompt_at + static_cast<std::size_t>(room));
-    for (; slot->prompt_at < end; ++slot->prompt_at) add(*slot, prompt[slot->prompt_at], slot->prompt_at + 1 == prompt.size());
+    for (; slot->prompt_at < end; ++slot->prompt_at)
+      add(*slot, prompt[slot->prompt_at], slot->prompt_at + 1 == prompt.size());
     in_batch.push_back(slot.get());
   }
   if (batch.n_tokens == 0) return;
@@ -315,7 +318,8 @@ void LlamaScheduler::step(llama_batch& batch) {
     }
     ++stats.generated_tokens;
     const int n = llama_token_to_piece(vocab_, token, piece, sizeof piece, 0, false);
-    const bool keep_going = slot.emit(slot.filter->push(std::string_view(piece, n > 0 ? static_cast<std::size_t>(n) : 0)));
+    const bool keep_going =
+        slot.emit(slot.filter->push(std::string_view(piece, n > 0 ? static_cast<std::size_t>(n) : 0)));
     if (slot.filter->stopped()) {
       finish(slot, "stop");
     } else if (!keep_going) {

@@ -38,9 +38,9 @@ struct SequenceRequest {
 
 struct SchedulerOptions {
   int slots = 1;
-  int batch = 512;               // tokens decoded per step, all slots together
-  std::size_t max_queued = 64;   // requests waiting for a slot; more are refused as overloaded
-  bool reuse_prefix = true;      // off: every prompt is decoded whole (benchmarks)
+  int batch = 512;              // tokens decoded per step, all slots together
+  std::size_t max_queued = 64;  // requests waiting for a slot; more are refused as overloaded
+  bool reuse_prefix = true;     // off: every prompt is decoded whole (benchmarks)
   // Added to the scheduler's thread's nice value (and so its compute threads', which it starts): on
   // a shared machine, quick requests (embeddings, searches) then go before the next decode step.
   int niceness = 0;

@@ -103,7 +103,8 @@ Result<std::string> check_manifest_signature(std::string_view manifest_text, con
   if (!signatures) return signatures.error();
   if (signatures->empty()) {
     return make_error(ErrorCode::corrupt, origin + " carries no signature, and this machine requires one from its " +
-                                              std::to_string(trusted.size()) + " trusted key(s) (sign it: kotae model sign)");
+                                              std::to_string(trusted.size()) +
+                                              " trusted key(s) (sign it: kotae model sign)");
   }
   auto message = signed_bytes(*doc, origin);
   if (!message) return message.error();
@@ -126,7 +127,8 @@ Result<std::string> check_manifest_signature(std::string_view manifest_text, con
     return make_error(ErrorCode::corrupt, origin + ": the signature by trusted key " + invalid +
                                               " does not match the manifest (was it edited after signing?)");
   }
-  return make_error(ErrorCode::corrupt, origin + " is signed only by keys this machine does not trust (" + untrusted + ")");
+  return make_error(ErrorCode::corrupt,
+                    origin + " is signed only by keys this machine does not trust (" + untrusted + ")");
 }
 
 }  // namespace kotae

@@ -107,7 +107,8 @@ Opened open_regular_file(int dir, const std::string& relative) {
 }
 
 std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
 }
 
@@ -131,10 +132,14 @@ bool is_library_role(const std::string& role) {
 std::string executable_format(int fd, std::uint64_t size) {
   unsigned char head[64] = {};
   const ssize_t n = ::pread(fd, head, sizeof head, 0);
-  if (n >= 4 && std::memcmp(head, "\x7f" "ELF", 4) == 0) return "an ELF binary (shared library or program)";
+  if (n >= 4 && std::memcmp(head,
+                            "\x7f"
+                            "ELF",
+                            4) == 0)
+    return "an ELF binary (shared library or program)";
   if (n >= 4) {
-    const std::uint32_t magic = (std::uint32_t{head[0]} << 24) | (std::uint32_t{head[1]} << 16) |
-                                (std::uint32_t{head[2]} << 8) | head[3];
+    const std::uint32_t magic =
+        (std::uint32_t{head[0]} << 24) | (std::uint32_t{head[1]} << 16) | (std::uint32_t{head[2]} << 8) | head[3];
     for (const std::uint32_t m : {0xFEEDFACEu, 0xFEEDFACFu, 0xCEFAEDFEu, 0xCFFAEDFEu, 0xCAFEBABEu, 0xBEBAFECAu}) {
       if (magic == m) return "a Mach-O binary";
     }
@@ -181,7 +186,9 @@ std::string sha256_of(int fd, std::uint64_t size, std::string& problem) {
   return hex;
 }
 
-std::string bytes_text(std::uint64_t bytes) { return std::to_string(bytes) + " bytes"; }
+std::string bytes_text(std::uint64_t bytes) {
+  return std::to_string(bytes) + " bytes";
+}
 
 // The cheap checks of one file, before it is hashed: its fd and size, or the problem.
 Opened check_file(int dir, const ModelFile& file, const IntegrityPolicy& policy) {
@@ -193,8 +200,8 @@ Opened check_file(int dir, const ModelFile& file, const IntegrityPolicy& policy)
   }
   if (file.size > policy.max_file_bytes) {
     Opened out;
-    out.problem = "is " + bytes_text(file.size) + " by its manifest, over the limit of " + bytes_text(policy.max_file_bytes) +
-                  " (KOTAE_MAX_MODEL_BYTES)";
+    out.problem = "is " + bytes_text(file.size) + " by its manifest, over the limit of " +
+                  bytes_text(policy.max_file_bytes) + " (KOTAE_MAX_MODEL_BYTES)";
     return out;
   }
   Opened opened = open_regular_file(dir, file.path);
@@ -239,8 +246,9 @@ std::vector<std::string> unlisted_entries(const fs::path& dir, const ModelManife
   for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string rel = it->path().lexically_relative(dir).generic_string();
     if (std::find(listed.begin(), listed.end(), rel) != listed.end()) continue;
-    const bool on_the_way = it->is_directory(ec) && !it->is_symlink(ec) &&
-                            std::any_of(listed.begin(), listed.end(), [&](const std::string& l) { return l.starts_with(rel + "/"); });
+    const bool on_the_way =
+        it->is_directory(ec) && !it->is_symlink(ec) &&
+        std::any_of(listed.begin(), listed.end(), [&](const std::string& l) { return l.starts_with(rel + "/"); });
     if (on_the_way) continue;
     stray.push_back(rel);
     if (it->is_directory(ec)) it.disable_recursion_pending();
@@ -253,7 +261,8 @@ std::vector<std::string> unlisted_entries(const fs::path& dir, const ModelManife
 }  // namespace
 
 bool ModelInspection::ok() const {
-  return problem.empty() && std::all_of(files.begin(), files.end(), [](const FileVerdict& f) { return f.problem.empty(); });
+  return problem.empty() &&
+         std::all_of(files.begin(), files.end(), [](const FileVerdict& f) { return f.problem.empty(); });
 }
 
 Result<IntegrityPolicy> integrity_policy(const fs::path& data_dir) {
@@ -266,7 +275,8 @@ Result<IntegrityPolicy> integrity_policy(const fs::path& data_dir) {
     errno = 0;
     const unsigned long long bytes = std::strtoull(limit, &end, 10);
     if (errno != 0 || *end != '\0' || bytes == 0 || *limit == '-') {
-      return make_error(ErrorCode::invalid_argument, std::string("KOTAE_MAX_MODEL_BYTES='") + limit + "': a byte count");
+      return make_error(ErrorCode::invalid_argument,
+                        std::string("KOTAE_MAX_MODEL_BYTES='") + limit + "': a byte count");
     }
     policy.max_file_bytes = bytes;
   }
@@ -303,15 +313,18 @@ ModelInspection inspect_model(const fs::path& models_root, std::string_view name
   }
   r.dir = real;
   Fd dir(::open(real.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
-  if (dir.get() < 0) return refuse("cannot open its folder " + real.string() + ": " + std::strerror(errno), ErrorCode::io);
+  if (dir.get() < 0)
+    return refuse("cannot open its folder " + real.string() + ": " + std::strerror(errno), ErrorCode::io);
 
   const std::string origin = (given / "manifest.json").string();
   Opened manifest_file = open_regular_file(dir.get(), "manifest.json");
   if (!manifest_file.problem.empty()) {
-    return refuse(origin + " " + manifest_file.problem, manifest_file.missing ? ErrorCode::not_found : ErrorCode::corrupt);
+    return refuse(origin + " " + manifest_file.problem,
+                  manifest_file.missing ? ErrorCode::not_found : ErrorCode::corrupt);
   }
   if (manifest_file.size > kMaxManifestBytes) {
-    return refuse(origin + " is " + bytes_text(manifest_file.size) + ", over the limit of " + bytes_text(kMaxManifestBytes));
+    return refuse(origin + " is " + bytes_text(manifest_file.size) + ", over the limit of " +
+                  bytes_text(kMaxManifestBytes));
   }
   auto text = read_all(manifest_file.fd.get(), manifest_file.size, origin);
   if (!text) return refuse(text.error().message, text.error().code);
@@ -373,8 +386,9 @@ Result<VerifiedModel> verify_model_dir(const fs::path& model_dir, std::string_vi
   if (dir.filename().empty()) dir = dir.parent_path();  // "models/x/"
   for (const auto& part : dir) {
     if (part == "..") {
-      return make_error(ErrorCode::invalid_argument, "model folder " + model_dir.string() +
-                                                         " refused: a path with '..' may lead out of the models directory");
+      return make_error(
+          ErrorCode::invalid_argument,
+          "model folder " + model_dir.string() + " refused: a path with '..' may lead out of the models directory");
     }
   }
   const fs::path root = dir.has_parent_path() ? dir.parent_path() : fs::path(".");

@@ -41,7 +41,7 @@ Result<IntegrityPolicy> integrity_policy(const std::filesystem::path& data_dir);
 struct VerifiedModel {
   std::filesystem::path dir;  // the folder's real path: what the loaders open files under
   ModelManifest manifest;
-  std::string signed_by;      // the trusted key id whose signature was checked; empty when none is required
+  std::string signed_by;  // the trusted key id whose signature was checked; empty when none is required
 };
 
 // One file's verdict, for reports (kotae model verify).

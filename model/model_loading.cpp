@@ -21,7 +21,8 @@ Result<void> check_bert_signature(const OnnxSession& session, const ModelManifes
     }
   }
   for (const auto& name : {std::string("input_ids"), std::string("attention_mask")}) {
-    if (!session.has_input(name)) return make_error(ErrorCode::model, onnx_file.string() + ": lacks input '" + name + "'");
+    if (!session.has_input(name))
+      return make_error(ErrorCode::model, onnx_file.string() + ": lacks input '" + name + "'");
   }
   for (const auto& name : manifest.inputs) {
     if (!session.has_input(name)) {
@@ -30,7 +31,8 @@ Result<void> check_bert_signature(const OnnxSession& session, const ModelManifes
   }
   const auto& outputs = session.output_names();
   if (std::find(outputs.begin(), outputs.end(), manifest.output) == outputs.end()) {
-    return make_error(ErrorCode::model, onnx_file.string() + ": manifest output '" + manifest.output + "' is not in the model");
+    return make_error(ErrorCode::model,
+                      onnx_file.string() + ": manifest output '" + manifest.output + "' is not in the model");
   }
   return {};
 }

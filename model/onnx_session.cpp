@@ -32,13 +32,18 @@ void ORT_API_CALL ort_log(void*, OrtLoggingLevel severity, const char* category,
                          : severity >= ORT_LOGGING_LEVEL_INFO    ? LogLevel::info
                                                                  : LogLevel::debug;
   if (!log_enabled(level)) return;
-  log_event("library", {{"source", "onnxruntime"}, {"category", category ? category : ""}, {"location", location ? location : ""},
-                        {"message", message ? message : ""}}, level);
+  log_event("library",
+            {{"source", "onnxruntime"},
+             {"category", category ? category : ""},
+             {"location", location ? location : ""},
+             {"message", message ? message : ""}},
+            level);
 }
 
 Ort::Env& shared_env() {
   // Made on first use, after --log-level is set: debug shows ONNX Runtime's info lines too.
-  static Ort::Env env(log_enabled(LogLevel::debug) ? ORT_LOGGING_LEVEL_INFO : ORT_LOGGING_LEVEL_WARNING, "kotae", ort_log, nullptr);
+  static Ort::Env env(log_enabled(LogLevel::debug) ? ORT_LOGGING_LEVEL_INFO : ORT_LOGGING_LEVEL_WARNING, "kotae",
+                      ort_log, nullptr);
   return env;
 }
 
@@ -97,7 +102,8 @@ std::string choose_provider(Ort::SessionOptions& so, const OnnxSessionOptions& o
   for (const auto& wanted : options.providers) {
     if (wanted == "cpu") return "CPUExecutionProvider";
     const auto known = kOrtNames.find(wanted);
-    std::string reason = known == kOrtNames.end() ? "unknown provider" : append_plugin_provider(so, wanted, known->second, dir);
+    std::string reason =
+        known == kOrtNames.end() ? "unknown provider" : append_plugin_provider(so, wanted, known->second, dir);
     if (reason.empty()) return known->second;
     skipped.push_back(wanted + ": " + reason);
     log_once("execution_provider_skipped", {{"provider", wanted}, {"reason", reason}});
@@ -155,19 +161,30 @@ Result<std::unique_ptr<OnnxSession>> OnnxSession::open(const std::filesystem::pa
     return std::unique_ptr<OnnxSession>(new OnnxSession(std::move(impl)));
   } catch (const Ort::Exception& e) {
     const std::string what = e.what();
-    if (what.find("not a registered function/op") != std::string::npos || what.find("No opset import for domain") != std::string::npos) {
-      return make_error(ErrorCode::model, "ONNX Runtime cannot load " + model.string() +
-                                              ": the graph uses an operator ONNX Runtime does not have, and Kotae never "
-                                              "loads custom-operator libraries (" + what + ")");
+    if (what.find("not a registered function/op") != std::string::npos ||
+        what.find("No opset import for domain") != std::string::npos) {
+      return make_error(ErrorCode::model,
+                        "ONNX Runtime cannot load " + model.string() +
+                            ": the graph uses an operator ONNX Runtime does not have, and Kotae never "
+                            "loads custom-operator libraries (" +
+                            what + ")");
     }
     return make_error(ErrorCode::model, "ONNX Runtime cannot load " + model.string() + ": " + what);
   }
 }
 
-const std::vector<std::string>& OnnxSession::input_names() const { return impl_->inputs; }
-const std::vector<std::string>& OnnxSession::output_names() const { return impl_->outputs; }
-const std::string& OnnxSession::provider() const { return impl_->provider; }
-const std::vector<std::string>& OnnxSession::skipped_providers() const { return impl_->skipped; }
+const std::vector<std::string>& OnnxSession::input_names() const {
+  return impl_->inputs;
+}
+const std::vector<std::string>& OnnxSession::output_names() const {
+  return impl_->outputs;
+}
+const std::string& OnnxSession::provider() const {
+  return impl_->provider;
+}
+const std::vector<std::string>& OnnxSession::skipped_providers() const {
+  return impl_->skipped;
+}
 
 bool OnnxSession::has_input(const std::string& name) const {
   return std::find(impl_->inputs.begin(), impl_->inputs.end(), name) != impl_->inputs.end();
@@ -187,8 +204,8 @@ Result<void> OnnxSession::run_erased(const std::vector<Int64Input>& inputs, cons
       names.push_back(in.name.c_str());
     }
     const char* output_name = output.c_str();
-    auto results = impl_->session->Run(Ort::RunOptions{nullptr}, names.data(), values.data(), values.size(),
-                                       &output_name, 1);
+    auto results =
+        impl_->session->Run(Ort::RunOptions{nullptr}, names.data(), values.data(), values.size(), &output_name, 1);
     auto info = results.front().GetTensorTypeAndShapeInfo();
     if (info.GetElementType() != ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
       return make_error(ErrorCode::model, "output '" + output + "' is not a float tensor");
@@ -209,8 +226,12 @@ std::vector<std::int64_t> OnnxSession::output_shape(const std::string& output) c
   return {};
 }
 
-std::string onnxruntime_version() { return Ort::GetVersionString(); }
+std::string onnxruntime_version() {
+  return Ort::GetVersionString();
+}
 
-std::vector<std::string> onnxruntime_providers() { return Ort::GetAvailableProviders(); }
+std::vector<std::string> onnxruntime_providers() {
+  return Ort::GetAvailableProviders();
+}
 
 }  // namespace kotae

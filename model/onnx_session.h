@@ -49,7 +49,8 @@ struct FloatTensorView {
 
 class OnnxSession {
  public:
-  static Result<std::unique_ptr<OnnxSession>> open(const std::filesystem::path& model, const OnnxSessionOptions& options);
+  static Result<std::unique_ptr<OnnxSession>> open(const std::filesystem::path& model,
+                                                   const OnnxSessionOptions& options);
   ~OnnxSession();
   OnnxSession(const OnnxSession&) = delete;
   OnnxSession& operator=(const OnnxSession&) = delete;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <optional>
@@ -197,8 +197,8 @@ struct Attempt {
     }
     const json event = json::parse(data, nullptr, /*allow_exceptions=*/false);
     if (event.is_discarded() || !event.is_object()) {
-      stream_error = make_error(ErrorCode::corrupt,
-                                "malformed JSON in the event stream from " + *endpoint + ": " + snippet(data));
+      stream_error =
+          make_error(ErrorCode::corrupt, "malformed JSON in the event stream from " + *endpoint + ": " + snippet(data));
       return false;
     }
     // llama-server reports a failure after the headers went out as {"error": {...}} in the stream.
@@ -300,7 +300,9 @@ bool retryable_before_answer(CURLcode code) {
   }
 }
 
-bool overloaded_status(long status) { return status == 429 || status == 502 || status == 503 || status == 504; }
+bool overloaded_status(long status) {
+  return status == 429 || status == 502 || status == 503 || status == 504;
+}
 
 ErrorCode code_for_status(long status) {
   if (status == 400 || status == 404 || status == 422) return ErrorCode::invalid_argument;
@@ -309,7 +311,9 @@ ErrorCode code_for_status(long status) {
 }
 
 // 0.2f as 0.2 rather than 0.20000000298023224 in the request.
-double decimal(float x) { return std::round(static_cast<double>(x) * 1e6) / 1e6; }
+double decimal(float x) {
+  return std::round(static_cast<double>(x) * 1e6) / 1e6;
+}
 
 std::string request_body(const std::string& model, std::span<const ChatMessage> messages,
                          const GenerationOptions& options) {
@@ -376,7 +380,8 @@ struct OpenAIChatClient::Connections {
 };
 
 OpenAIChatClient::OpenAIChatClient(OpenAIChatOptions options)
-    : options_(std::move(options)), endpoint_(options_.base_url + "/chat/completions"),
+    : options_(std::move(options)),
+      endpoint_(options_.base_url + "/chat/completions"),
       connections_(std::make_unique<Connections>()) {
   connections_->max_idle = options_.max_idle_connections;
 }
@@ -387,7 +392,9 @@ std::string OpenAIChatClient::id() const {
   return "openai:" + options_.base_url + (options_.model.empty() ? "" : " " + options_.model);
 }
 
-std::size_t OpenAIChatClient::count_tokens(std::string_view text) const { return estimate_tokens(text); }
+std::size_t OpenAIChatClient::count_tokens(std::string_view text) const {
+  return estimate_tokens(text);
+}
 
 Result<Generation> OpenAIChatClient::generate(std::span<const ChatMessage> messages, const GenerationOptions& options,
                                               const TokenCallback& on_piece) {
@@ -401,8 +408,8 @@ Result<Generation> OpenAIChatClient::generate(std::span<const ChatMessage> messa
     return true;
   };
   // "Expect:" stops curl from waiting for a "100 Continue" that some servers never send.
-  bool headers_ok = add_header("Content-Type: application/json") && add_header("Accept: text/event-stream") &&
-                    add_header("Expect:");
+  bool headers_ok =
+      add_header("Content-Type: application/json") && add_header("Accept: text/event-stream") && add_header("Expect:");
   if (!options_.api_key.empty()) headers_ok = headers_ok && add_header("Authorization: Bearer " + options_.api_key);
   if (!headers_ok) return make_error(ErrorCode::internal, "curl_slist_append failed");
 

@@ -24,15 +24,15 @@ struct OpenAIChatOptions {
   // Everything before "/chat/completions", as the openai Python client's base_url:
   // "http://127.0.0.1:8080/v1" for llama-server, "http://127.0.0.1:11434/v1" for Ollama.
   std::string base_url = {};
-  std::string model = {};    // empty: no "model" field (single-model servers such as llama-server ignore it)
-  std::string api_key = {};  // empty: no Authorization header
+  std::string model = {};             // empty: no "model" field (single-model servers such as llama-server ignore it)
+  std::string api_key = {};           // empty: no Authorization header
   std::size_t context_tokens = 4096;  // the server's context per request; the API does not tell us
   long connect_timeout_ms = 2000;
-  long request_timeout_ms = 120000;  // one attempt, from connecting to the last byte of the answer
-  long idle_timeout_ms = 30000;      // once the server has started answering, the longest silence
-  int max_retries = 2;               // attempts after the first
-  long retry_backoff_ms = 200;       // before the first retry; doubled for each further one
-  long max_retry_after_ms = 10000;   // a server's Retry-After is honoured up to this
+  long request_timeout_ms = 120000;       // one attempt, from connecting to the last byte of the answer
+  long idle_timeout_ms = 30000;           // once the server has started answering, the longest silence
+  int max_retries = 2;                    // attempts after the first
+  long retry_backoff_ms = 200;            // before the first retry; doubled for each further one
+  long max_retry_after_ms = 10000;        // a server's Retry-After is honoured up to this
   std::size_t max_idle_connections = 16;  // kept alive between calls; more are closed when their call ends
 };
 

@@ -33,7 +33,9 @@ class Reranker {
   // The longest pair the model reads, and a pair's tokens before it is cut to that (TEI refuses a
   // longer one unless told to truncate); 0 where the scorer cannot say.
   virtual std::size_t max_pair_tokens() const { return 0; }
-  virtual std::size_t untruncated_pair_tokens(std::string_view /*query*/, std::string_view /*passage*/) const { return 0; }
+  virtual std::size_t untruncated_pair_tokens(std::string_view /*query*/, std::string_view /*passage*/) const {
+    return 0;
+  }
 };
 
 // A cross-encoder: each (query, passage) pair is encoded as the model reads it, and encoded pairs are

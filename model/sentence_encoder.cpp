@@ -95,8 +95,8 @@ Result<Embeddings> SentenceEncoder::embed_encoded_unnormalized(std::span<const t
   return out;
 }
 
-Result<RangeEmbeddings> SentenceEncoder::embed_encoded_with_ranges(std::span<const text::Encoding> encodings,
-                                                                   std::span<const std::vector<TokenRange>> ranges) const {
+Result<RangeEmbeddings> SentenceEncoder::embed_encoded_with_ranges(
+    std::span<const text::Encoding> encodings, std::span<const std::vector<TokenRange>> ranges) const {
   if (manifest_.pooling != "mean") return Encoder::embed_encoded_with_ranges(encodings, ranges);
   if (ranges.size() != encodings.size()) {
     return make_error(ErrorCode::invalid_argument, "one list of token ranges per input is needed");
@@ -106,7 +106,8 @@ Result<RangeEmbeddings> SentenceEncoder::embed_encoded_with_ranges(std::span<con
     for (const auto& r : ranges[i]) {
       if (r.first >= r.last || r.last > encodings[i].size()) {
         return make_error(ErrorCode::invalid_argument, "token range [" + std::to_string(r.first) + ", " +
-                                                           std::to_string(r.last) + ") is outside input " + std::to_string(i));
+                                                           std::to_string(r.last) + ") is outside input " +
+                                                           std::to_string(i));
       }
     }
     total += ranges[i].size();
@@ -169,7 +170,8 @@ Result<void> SentenceEncoder::run_batch(std::span<const text::Encoding* const> r
     for (std::int64_t r = 0; r < batch.rows(); ++r) {
       const float* states = view.data + r * batch.cols() * static_cast<std::int64_t>(dim);
       const PoolTarget& target = targets[static_cast<std::size_t>(r)];
-      pool_tokens(states, 0, mean ? batch.row_length(r) : 1, dim, manifest_.normalize && !target.unnormalized, target.output);
+      pool_tokens(states, 0, mean ? batch.row_length(r) : 1, dim, manifest_.normalize && !target.unnormalized,
+                  target.output);
       if (!target.ranges) continue;
       for (std::size_t k = 0; k < target.ranges->size(); ++k) {
         const TokenRange& range = (*target.ranges)[k];

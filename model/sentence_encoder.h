@@ -7,9 +7,9 @@
 #include <memory>
 
 #include "model/encoder.h"
-#include "text/wordpiece_tokenizer.h"
 #include "model/model_manifest.h"
 #include "model/onnx_session.h"
+#include "text/wordpiece_tokenizer.h"
 
 namespace kotae {
 
@@ -20,8 +20,8 @@ struct EncoderOptions {
   // All three are the same model, so they share its id and its collections.
   enum class Precision { fp32, fp16, int8 } precision = Precision::fp32;
   bool warm_up = true;
-  std::size_t max_batch_items = 64;       // rows per model run
-  std::size_t max_batch_tokens = 16384;   // rows x padded length per model run
+  std::size_t max_batch_items = 64;      // rows per model run
+  std::size_t max_batch_tokens = 16384;  // rows x padded length per model run
   // A run also closes when the next (shorter) text is below this fraction of the run's longest: less
   // padding, and for int8 models, whose activations are quantised with one scale per batch, texts
   // share a scale only with texts of similar length.

@@ -112,7 +112,8 @@ Result<PublicKey> parse_public_key(std::string_view text, const std::string& ori
   std::string bytes;
   if (words.size() >= 2 && words[0] == kPublicTag) bytes = from_hex(words[1], crypto_sign_PUBLICKEYBYTES);
   if (bytes.empty()) {
-    return make_error(ErrorCode::corrupt, origin + ": not a Kotae public key (\"" + std::string(kPublicTag) + " HEX\")");
+    return make_error(ErrorCode::corrupt,
+                      origin + ": not a Kotae public key (\"" + std::string(kPublicTag) + " HEX\")");
   }
   return PublicKey{key_id(bytes), bytes, origin};
 }
@@ -123,11 +124,13 @@ Result<SecretKey> parse_secret_key(std::string_view text, const std::string& ori
   std::string bytes;
   if (words.size() == 2 && words[0] == kSecretTag) bytes = from_hex(words[1], crypto_sign_SECRETKEYBYTES);
   if (bytes.empty()) {
-    return make_error(ErrorCode::corrupt, origin + ": not a Kotae secret key (\"" + std::string(kSecretTag) + " HEX\")");
+    return make_error(ErrorCode::corrupt,
+                      origin + ": not a Kotae secret key (\"" + std::string(kSecretTag) + " HEX\")");
   }
   // The last 32 bytes are the public key; check they belong to the seed, so a damaged file is caught here.
   std::string pk(crypto_sign_PUBLICKEYBYTES, '\0');
-  crypto_sign_ed25519_sk_to_pk(reinterpret_cast<unsigned char*>(pk.data()), reinterpret_cast<const unsigned char*>(bytes.data()));
+  crypto_sign_ed25519_sk_to_pk(reinterpret_cast<unsigned char*>(pk.data()),
+                               reinterpret_cast<const unsigned char*>(bytes.data()));
   unsigned char seed[crypto_sign_SEEDBYTES];
   crypto_sign_ed25519_sk_to_seed(seed, reinterpret_cast<const unsigned char*>(bytes.data()));
   std::string derived_pk(crypto_sign_PUBLICKEYBYTES, '\0'), derived_sk(crypto_sign_SECRETKEYBYTES, '\0');

@@ -14,8 +14,8 @@
 namespace kotae {
 
 struct PublicKey {
-  std::string id;     // key_id() of bytes
-  std::string bytes;  // 32 raw bytes
+  std::string id;      // key_id() of bytes
+  std::string bytes;   // 32 raw bytes
   std::string origin;  // the file it came from, for messages
 };
 
@@ -53,6 +53,8 @@ Result<std::vector<PublicKey>> read_public_keys(const std::filesystem::path& fil
 Result<std::vector<PublicKey>> load_trusted_keys(const std::filesystem::path& data_dir);
 
 // Where a data directory keeps the public keys it trusts.
-inline std::filesystem::path trusted_keys_dir(const std::filesystem::path& data_dir) { return data_dir / "trusted_keys"; }
+inline std::filesystem::path trusted_keys_dir(const std::filesystem::path& data_dir) {
+  return data_dir / "trusted_keys";
+}
 
 }  // namespace kotae

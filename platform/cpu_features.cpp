@@ -26,7 +26,9 @@ unsigned long long xgetbv0() {
   return (static_cast<unsigned long long>(edx) << 32) | eax;
 }
 
-bool bit(unsigned value, int index) { return (value >> index) & 1u; }
+bool bit(unsigned value, int index) {
+  return (value >> index) & 1u;
+}
 
 void read_x86(CpuFeatures& f) {
   const unsigned max_leaf = __get_cpuid_max(0, nullptr);

@@ -153,7 +153,7 @@ PrecisionAdvice advise_precision(int compute_major, int compute_minor) {
   advice.fp16 = cc >= 70;
   advice.int8 = cc >= 75;
   if (advice.fp16) advice.recommended = "fp16";
-  advice.reason = advice.int8 ? "tensor cores for FP16 and INT8 (compute capability 7.5 or later)"
+  advice.reason = advice.int8   ? "tensor cores for FP16 and INT8 (compute capability 7.5 or later)"
                   : advice.fp16 ? "tensor cores for FP16 (compute capability 7.0); no INT8 tensor cores"
                                 : "no tensor cores (compute capability below 7.0): FP32";
   return advice;

@@ -22,8 +22,8 @@ bool notify_service_manager(std::string_view state) {
   const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return false;
   const auto size = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + length);
-  const bool sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&address), size) ==
-                    static_cast<ssize_t>(state.size());
+  const bool sent = ::sendto(fd, state.data(), state.size(), MSG_NOSIGNAL, reinterpret_cast<const sockaddr*>(&address),
+                             size) == static_cast<ssize_t>(state.size());
   ::close(fd);
   return sent;
 }

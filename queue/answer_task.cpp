@@ -28,21 +28,32 @@ const char* kind_name(TaskEvent::Kind kind) {
 }  // namespace
 
 std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
-std::string task_events_key(const std::string& queue, const std::string& task) { return queue + ":task:" + task; }
-std::string task_gone_key(const std::string& queue, const std::string& task) { return queue + ":task:" + task + ":gone"; }
+std::string task_events_key(const std::string& queue, const std::string& task) {
+  return queue + ":task:" + task;
+}
+std::string task_gone_key(const std::string& queue, const std::string& task) {
+  return queue + ":task:" + task + ":gone";
+}
 
 Fields task_fields(const AnswerTask& task) {
   json messages = json::array();
   for (const auto& m : task.messages) messages.push_back({{"role", m.role}, {"content", m.content}});
   const GenerationOptions& o = task.options;
-  json options{{"max_tokens", o.max_tokens}, {"temperature", o.temperature}, {"top_p", o.top_p}, {"stop", o.stop},
-               {"cache_owner", o.cache_owner}, {"tenant", o.tenant}};
+  json options{{"max_tokens", o.max_tokens},
+               {"temperature", o.temperature},
+               {"top_p", o.top_p},
+               {"stop", o.stop},
+               {"cache_owner", o.cache_owner},
+               {"tenant", o.tenant}};
   if (o.seed) options["seed"] = *o.seed;
   auto dump = [](const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); };
-  return {{"task", task.id}, {"messages", dump(messages)}, {"options", dump(options)},
+  return {{"task", task.id},
+          {"messages", dump(messages)},
+          {"options", dump(options)},
           {"deadline_ms", std::to_string(task.deadline_ms)}};
 }
 
@@ -74,9 +85,10 @@ Fields event_fields(const TaskEvent& event) {
   Fields fields{{"event", kind_name(event.kind)}};
   if (event.kind == TaskEvent::Kind::done) {
     const GenerationStats& s = event.stats;
-    fields["stats"] = json{{"prompt_tokens", s.prompt_tokens}, {"reused_prompt_tokens", s.reused_prompt_tokens},
+    fields["stats"] = json{{"prompt_tokens", s.prompt_tokens},       {"reused_prompt_tokens", s.reused_prompt_tokens},
                            {"generated_tokens", s.generated_tokens}, {"prompt_ms", s.prompt_ms},
-                           {"generation_ms", s.generation_ms}, {"finish_reason", s.finish_reason}}.dump();
+                           {"generation_ms", s.generation_ms},       {"finish_reason", s.finish_reason}}
+                          .dump();
   } else {
     fields["text"] = event.text;
   }

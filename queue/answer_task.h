@@ -27,7 +27,7 @@ inline constexpr int kTaskKeySeconds = 600;
 struct AnswerTask {
   std::string id;
   std::vector<ChatMessage> messages;
-  GenerationOptions options;  // those that travel: limits, sampling, stop, cache owner, tenant
+  GenerationOptions options;     // those that travel: limits, sampling, stop, cache owner, tenant
   std::int64_t deadline_ms = 0;  // Unix milliseconds
 };
 

@@ -54,15 +54,18 @@ std::string queue_metrics_text(const std::vector<NamedQueueStats>& queues) {
       }
     }
   };
-  gauge("kotae_queue_waiting", "Entries no worker has taken yet.", [](const StreamStats& s) { return double(s.waiting); });
+  gauge("kotae_queue_waiting", "Entries no worker has taken yet.",
+        [](const StreamStats& s) { return double(s.waiting); });
   gauge("kotae_queue_pending", "Entries taken by a worker and not acknowledged.",
         [](const StreamStats& s) { return double(s.pending); });
   gauge("kotae_queue_retrying", "Pending entries delivered more than once.",
         [](const StreamStats& s) { return double(s.retrying); });
   gauge("kotae_queue_oldest_age_seconds", "Age of the oldest entry still in the stream.",
         [](const StreamStats& s) { return s.oldest_age_s; });
-  append_metric_header(out, "kotae_queue_dead_letters", "gauge", "Entries given up after their attempts, in the dead-letter stream.");
-  for (const auto& q : queues) out += "kotae_queue_dead_letters{" + queue(q) + "} " + number(double(q.stats.dead_letters)) + '\n';
+  append_metric_header(out, "kotae_queue_dead_letters", "gauge",
+                       "Entries given up after their attempts, in the dead-letter stream.");
+  for (const auto& q : queues)
+    out += "kotae_queue_dead_letters{" + queue(q) + "} " + number(double(q.stats.dead_letters)) + '\n';
   return out;
 }
 

@@ -25,15 +25,20 @@ std::string seconds(std::chrono::milliseconds time) {
 QueuedGenerator::QueuedGenerator(std::shared_ptr<WorkQueuePool> queues, QueuedGeneratorOptions options)
     : queues_(std::move(queues)), options_(options) {}
 
-std::string QueuedGenerator::id() const { return "workers:" + queues_->options().name; }
+std::string QueuedGenerator::id() const {
+  return "workers:" + queues_->options().name;
+}
 
-std::size_t QueuedGenerator::count_tokens(std::string_view text) const { return estimate_tokens(text); }
+std::size_t QueuedGenerator::count_tokens(std::string_view text) const {
+  return estimate_tokens(text);
+}
 
 Result<Generation> QueuedGenerator::generate(std::span<const ChatMessage> messages, const GenerationOptions& options,
                                              const TokenCallback& on_piece) {
   AnswerTask task{random_id("task_"), {messages.begin(), messages.end()}, options, unix_ms() + options_.wait.count()};
   const std::string tenant = options.tenant.empty() ? "local" : options.tenant;
-  KOTAE_TRY(queues_->with_queue([&](WorkQueue& q) { return q.enqueue(Priority::interactive, tenant, task_fields(task)); }));
+  KOTAE_TRY(
+      queues_->with_queue([&](WorkQueue& q) { return q.enqueue(Priority::interactive, tenant, task_fields(task)); }));
   auto lease = KOTAE_TRY_VALUE(queues_->acquire());
 
   const std::string& queue = queues_->options().name;
@@ -41,7 +46,9 @@ Result<Generation> QueuedGenerator::generate(std::span<const ChatMessage> messag
   RedisConnection& redis = lease->connection();
   Generation out;
   // No one waits for it any more: the worker drops it (before it starts, or at its next piece).
-  auto give_up = [&] { (void)redis.command({"SET", task_gone_key(queue, task.id), "1", "EX", std::to_string(kTaskKeySeconds)}); };
+  auto give_up = [&] {
+    (void)redis.command({"SET", task_gone_key(queue, task.id), "1", "EX", std::to_string(kTaskKeySeconds)});
+  };
   auto cancelled = [&] {
     give_up();
     out.stats.finish_reason = "cancelled";

@@ -18,7 +18,7 @@ namespace kotae::queue {
 struct QueuedGeneratorOptions {
   std::chrono::milliseconds wait{std::chrono::seconds(30)};     // for a worker to start a task
   std::chrono::milliseconds silence{std::chrono::seconds(60)};  // between a started task's events
-  std::size_t context_tokens = 4096;  // the workers' model's: prompts are fitted to it
+  std::size_t context_tokens = 4096;                            // the workers' model's: prompts are fitted to it
 };
 
 class QueuedGenerator final : public Generator {

@@ -25,8 +25,7 @@ RedisReply copy(const redisReply* reply) {
       out.kind = RedisReply::Kind::array;
       for (std::size_t i = 0; i < reply->elements; ++i) out.elements.push_back(copy(reply->element[i]));
       break;
-    default:
-      break;  // nil
+    default: break;  // nil
   }
   return out;
 }
@@ -63,7 +62,8 @@ Result<RedisAddress> parse_redis_url(std::string_view url) {
   std::string_view rest = url.substr(8);
   if (const auto at = rest.rfind('@'); at != std::string_view::npos) {
     std::string_view user_info = rest.substr(0, at);
-    if (const auto colon = user_info.find(':'); colon != std::string_view::npos) user_info = user_info.substr(colon + 1);
+    if (const auto colon = user_info.find(':'); colon != std::string_view::npos)
+      user_info = user_info.substr(colon + 1);
     address.password = std::string(user_info);
     rest = rest.substr(at + 1);
   }
@@ -95,9 +95,11 @@ std::string redacted_redis_url(std::string_view url) {
   return text;
 }
 
-Result<std::unique_ptr<RedisConnection>> RedisConnection::connect(const std::string& url, std::chrono::milliseconds timeout) {
+Result<std::unique_ptr<RedisConnection>> RedisConnection::connect(const std::string& url,
+                                                                  std::chrono::milliseconds timeout) {
   const RedisAddress address = KOTAE_TRY_VALUE(parse_redis_url(url));
-  const timeval limit{static_cast<time_t>(timeout.count() / 1000), static_cast<suseconds_t>((timeout.count() % 1000) * 1000)};
+  const timeval limit{static_cast<time_t>(timeout.count() / 1000),
+                      static_cast<suseconds_t>((timeout.count() % 1000) * 1000)};
   redisContext* context = address.socket.empty() ? redisConnectWithTimeout(address.host.c_str(), address.port, limit)
                                                  : redisConnectUnixWithTimeout(address.socket.c_str(), limit);
   if (context == nullptr) return make_error(ErrorCode::internal, "hiredis could not allocate a connection");
@@ -127,7 +129,8 @@ Result<RedisReply> RedisConnection::reply_of(void* raw, const std::string& comma
   std::unique_ptr<redisReply, void (*)(void*)> owned(reply, freeReplyObject);
   if (reply->type == REDIS_REPLY_ERROR) {
     const std::string message(reply->str, reply->len);
-    const bool retry = message.starts_with("LOADING") || message.starts_with("BUSY ") || message.starts_with("TRYAGAIN");
+    const bool retry =
+        message.starts_with("LOADING") || message.starts_with("BUSY ") || message.starts_with("TRYAGAIN");
     return make_error(retry ? ErrorCode::unavailable : ErrorCode::invalid_argument,
                       "Redis at " + server_ + " refused " + command + ": " + message);
   }
@@ -148,7 +151,8 @@ Result<std::vector<RedisReply>> RedisConnection::pipeline(const std::vector<std:
       pointers.push_back(argument.data());
       lengths.push_back(argument.size());
     }
-    if (redisAppendCommandArgv(context_, static_cast<int>(arguments.size()), pointers.data(), lengths.data()) != REDIS_OK) {
+    if (redisAppendCommandArgv(context_, static_cast<int>(arguments.size()), pointers.data(), lengths.data()) !=
+        REDIS_OK) {
       broken_ = true;
       return make_error(ErrorCode::unavailable, "Redis at " + server_ + ": " + context_->errstr);
     }

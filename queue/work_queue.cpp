@@ -7,7 +7,9 @@ namespace kotae::queue {
 
 namespace {
 
-const char* band_name(Priority priority) { return priority == Priority::interactive ? "interactive" : "bulk"; }
+const char* band_name(Priority priority) {
+  return priority == Priority::interactive ? "interactive" : "bulk";
+}
 
 // A stream entry ([id, [field, value, ...]]) as a QueueEntry.
 QueueEntry read_entry(const std::string& stream, const RedisReply& entry) {
@@ -30,7 +32,8 @@ std::int64_t id_time_ms(const std::string& id) {
 }
 
 std::int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 // The streams' entries of an XREADGROUP reply ([[stream, [[id, [field, value, ...]], ...]], ...]).
@@ -110,7 +113,8 @@ Result<std::vector<std::string>> WorkQueue::enqueue_all(Priority priority, const
 Result<void> WorkQueue::count_attempts(std::vector<QueueEntry>& entries) {
   if (entries.empty()) return {};
   std::vector<std::vector<std::string>> queries;
-  for (const auto& entry : entries) queries.push_back({"XPENDING", entry.stream, options_.group, entry.id, entry.id, "1"});
+  for (const auto& entry : entries)
+    queries.push_back({"XPENDING", entry.stream, options_.group, entry.id, entry.id, "1"});
   const auto replies = KOTAE_TRY_VALUE(connection_->pipeline(queries));
   for (std::size_t i = 0; i < entries.size(); ++i) {
     // [[id, consumer, idle ms, deliveries]]
@@ -154,7 +158,7 @@ Result<std::vector<QueueEntry>> WorkQueue::take(const std::string& consumer, std
     const std::vector<std::string> keys = KOTAE_TRY_VALUE(streams(band));
     if (keys.empty()) continue;
     auto taken = KOTAE_TRY_VALUE(max > 0 && max < keys.size() ? read_some(keys, consumer, max)
-                                                               : read_new(keys, consumer, std::chrono::milliseconds(0)));
+                                                              : read_new(keys, consumer, std::chrono::milliseconds(0)));
     if (!taken.empty()) return taken;
     every.insert(every.end(), keys.begin(), keys.end());
   }
@@ -207,7 +211,8 @@ Result<void> WorkQueue::extend(const std::vector<QueueEntry>& entries, const std
 }
 
 Result<void> WorkQueue::acknowledge(const QueueEntry& entry) {
-  KOTAE_TRY(connection_->pipeline({{"XACK", entry.stream, options_.group, entry.id}, {"XDEL", entry.stream, entry.id}}));
+  KOTAE_TRY(
+      connection_->pipeline({{"XACK", entry.stream, options_.group, entry.id}, {"XDEL", entry.stream, entry.id}}));
   return {};
 }
 
@@ -217,8 +222,9 @@ Result<void> WorkQueue::dead_letter(const QueueEntry& entry, const std::string& 
 }
 
 Result<void> WorkQueue::write_dead_letter(const QueueEntry& entry, const std::string& reason) {
-  std::vector<std::string> arguments{"XADD", dead_key(), "*", "stream", entry.stream, "id", entry.id,
-                                     "attempts", std::to_string(entry.attempts), "reason", reason};
+  std::vector<std::string> arguments{
+      "XADD",   dead_key(), "*", "stream", entry.stream, "id", entry.id, "attempts", std::to_string(entry.attempts),
+      "reason", reason};
   for (const auto& [field, value] : entry.fields) {
     arguments.push_back("field:" + field);
     arguments.push_back(value);
@@ -248,11 +254,13 @@ Result<QueueStats> WorkQueue::stats() {
       s.waiting = std::max<std::int64_t>(0, length - s.pending);
       const RedisReply oldest = KOTAE_TRY_VALUE(connection_->command({"XRANGE", stream, "-", "+", "COUNT", "1"}));
       if (s.pending > 0) {
-        const RedisReply rows = KOTAE_TRY_VALUE(connection_->command({"XPENDING", stream, options_.group, "-", "+", "1000"}));
+        const RedisReply rows =
+            KOTAE_TRY_VALUE(connection_->command({"XPENDING", stream, options_.group, "-", "+", "1000"}));
         for (const auto& row : rows.elements) s.retrying += row.elements.size() >= 4 && row.elements[3].integer > 1;
       }
       if (!oldest.elements.empty()) {
-        s.oldest_age_s = std::max<double>(0, static_cast<double>(now - id_time_ms(oldest.elements[0].elements[0].text)) / 1000);
+        s.oldest_age_s =
+            std::max<double>(0, static_cast<double>(now - id_time_ms(oldest.elements[0].elements[0].text)) / 1000);
       }
       total.waiting += s.waiting;
       total.pending += s.pending;

@@ -48,9 +48,9 @@ struct WorkQueueOptions {
 // One stream's state, for /metrics and backpressure.
 struct StreamStats {
   std::string stream;
-  std::int64_t waiting = 0;  // entries no worker has taken
-  std::int64_t pending = 0;  // taken, not acknowledged
-  double oldest_age_s = 0;   // of the oldest entry still in the stream
+  std::int64_t waiting = 0;   // entries no worker has taken
+  std::int64_t pending = 0;   // taken, not acknowledged
+  double oldest_age_s = 0;    // of the oldest entry still in the stream
   std::int64_t retrying = 0;  // pending entries delivered more than once (retries), of the first 1000
 };
 
@@ -75,7 +75,8 @@ class WorkQueue {
   // take turns across takes). When nothing waits, waits up to `block` for an entry (0: returns empty at
   // once); entries that arrive in several streams during that wait all come back, whatever `max`.
   Result<std::vector<QueueEntry>> take(const std::string& consumer,
-                                       std::chrono::milliseconds block = std::chrono::milliseconds(0), std::size_t max = 0);
+                                       std::chrono::milliseconds block = std::chrono::milliseconds(0),
+                                       std::size_t max = 0);
   // Entries left idle past their backoff (claim_idle × 2^(attempts−1)), because their worker died or
   // gave the attempt up: now this consumer's, at most `count`.
   Result<std::vector<QueueEntry>> claim_abandoned(const std::string& consumer, std::size_t count);
@@ -110,7 +111,8 @@ class WorkQueue {
   Result<std::vector<QueueEntry>> read_new(const std::vector<std::string>& keys, const std::string& consumer,
                                            std::chrono::milliseconds block);
   // At most `max` entries, one per stream, the streams tried in turn from where the last take left off.
-  Result<std::vector<QueueEntry>> read_some(std::vector<std::string> keys, const std::string& consumer, std::size_t max);
+  Result<std::vector<QueueEntry>> read_some(std::vector<std::string> keys, const std::string& consumer,
+                                            std::size_t max);
 
   std::unique_ptr<RedisConnection> connection_;
   WorkQueueOptions options_;

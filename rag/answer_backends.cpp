@@ -19,8 +19,8 @@ Result<fs::path> find_gguf(const fs::path& data_dir, const std::string& model) {
       error.message += " (models load only from " + models_dir(data_dir).string() +
                        "; install a GGUF file with: kotae model add FILE --name NAME)";
     } else if (error.code == ErrorCode::not_found) {
-      error.message += " (scripts/setup --model " + model + " installs the models Kotae lists; kotae model add FILE --name " +
-                       model + " any GGUF file)";
+      error.message += " (scripts/setup --model " + model +
+                       " installs the models Kotae lists; kotae model add FILE --name " + model + " any GGUF file)";
     }
     return error;
   }
@@ -51,9 +51,12 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
         backend.unavailable = "no model given (--model)";
       } else if (auto path = find_gguf(o.data_dir, o.model); !path) {
         backend.unavailable = path.error().message;
-      } else if (auto loaded = LlamaGenerator::load(*path, {.context_length = o.context, .parallel = o.parallel,
-                                                            .max_queued = o.max_queued, .threads = o.threads,
-                                                            .gpu_layers = o.gpu_layers, .niceness = o.niceness,
+      } else if (auto loaded = LlamaGenerator::load(*path, {.context_length = o.context,
+                                                            .parallel = o.parallel,
+                                                            .max_queued = o.max_queued,
+                                                            .threads = o.threads,
+                                                            .gpu_layers = o.gpu_layers,
+                                                            .niceness = o.niceness,
                                                             .chat_template = o.chat_template});
                  !loaded) {
         backend.unavailable = loaded.error().message;
@@ -88,7 +91,8 @@ Result<AnswerBackends> set_up_backends(const BackendSettings& o) {
     } else if (name == "extractive") {
       b.order.push_back(extractive_backend());
     } else {
-      return make_error(ErrorCode::invalid_argument, "unknown back-end '" + name + "' (llama, openai, workers or extractive)");
+      return make_error(ErrorCode::invalid_argument,
+                        "unknown back-end '" + name + "' (llama, openai, workers or extractive)");
     }
   }
   return b;

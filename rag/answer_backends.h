@@ -21,8 +21,8 @@ struct BackendSettings {
   std::vector<std::string> order;  // llama, openai, workers, extractive; empty: those configured, then extractive
   std::string model;               // a model in DATA/models with a "gguf" file (kotae model add installs one)
   std::string chat_template;       // a llama.cpp built-in template name; empty: the model's own
-  int context = 4096;      // each slot's
-  int parallel = 0;        // requests the local model answers at once (0: as its KV cache budget allows, up to 8)
+  int context = 4096;              // each slot's
+  int parallel = 0;             // requests the local model answers at once (0: as its KV cache budget allows, up to 8)
   std::size_t max_queued = 64;  // requests waiting for one of its slots; more are refused (503, Retry-After)
   int threads = 0;
   int niceness = 0;     // added to the local model's threads' nice value (the server: 10, quick requests first)

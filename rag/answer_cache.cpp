@@ -65,10 +65,26 @@ std::string answer_cache_key(std::string_view scope, std::string_view question, 
   const auto& s = o.search;
   const auto& g = o.generation;
   // A JSON array: unambiguous, whatever the strings hold.
-  return nlohmann::json::array({scope, words, search::to_string(s.mode), s.k, s.candidates, s.rrf_k, s.filter.path_prefix,
-                                s.filter.formats, s.rerank, s.rerank_candidates, o.min_relevance, g.max_tokens, g.temperature,
-                                g.top_p, g.seed ? nlohmann::json(*g.seed) : nlohmann::json(nullptr), g.stop, names,
-                                o.extractive.max_sentences, o.extractive.relevance_weight, o.extractive.relative_floor,
+  return nlohmann::json::array({scope,
+                                words,
+                                search::to_string(s.mode),
+                                s.k,
+                                s.candidates,
+                                s.rrf_k,
+                                s.filter.path_prefix,
+                                s.filter.formats,
+                                s.rerank,
+                                s.rerank_candidates,
+                                o.min_relevance,
+                                g.max_tokens,
+                                g.temperature,
+                                g.top_p,
+                                g.seed ? nlohmann::json(*g.seed) : nlohmann::json(nullptr),
+                                g.stop,
+                                names,
+                                o.extractive.max_sentences,
+                                o.extractive.relevance_weight,
+                                o.extractive.relative_floor,
                                 o.extractive.min_bytes})
       .dump();
 }

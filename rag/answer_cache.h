@@ -18,8 +18,8 @@
 namespace kotae::rag {
 
 struct AnswerCacheOptions {
-  std::size_t capacity = 1024;      // answers kept (0: no cache)
-  std::chrono::seconds ttl{600};    // an answer older than this is asked again
+  std::size_t capacity = 1024;    // answers kept (0: no cache)
+  std::chrono::seconds ttl{600};  // an answer older than this is asked again
 };
 
 struct AnswerCacheStats {

@@ -19,15 +19,24 @@ nlohmann::json to_json(const Citation& c) {
 }
 
 nlohmann::json to_json(const Source& s) {
-  return {{"number", s.number},         {"chunk_id", s.chunk_id},   {"document_id", s.document_id},
-          {"document", s.document},     {"title", s.title},         {"format", s.format},
-          {"page_first", s.page_first}, {"page_last", s.page_last},
-          {"start", s.begin},           {"end", s.end},             {"relevance", s.relevance},
-          {"score", s.score},           {"heading_path", s.heading_path}, {"text", s.text}};
+  return {{"number", s.number},
+          {"chunk_id", s.chunk_id},
+          {"document_id", s.document_id},
+          {"document", s.document},
+          {"title", s.title},
+          {"format", s.format},
+          {"page_first", s.page_first},
+          {"page_last", s.page_last},
+          {"start", s.begin},
+          {"end", s.end},
+          {"relevance", s.relevance},
+          {"score", s.score},
+          {"heading_path", s.heading_path},
+          {"text", s.text}};
 }
 
 nlohmann::json to_json(const StageTimings& t) {
-  return {{"embed", t.embed},       {"retrieve", t.retrieve}, {"rerank", t.rerank}, {"prompt", t.prompt},
+  return {{"embed", t.embed},       {"retrieve", t.retrieve},       {"rerank", t.rerank}, {"prompt", t.prompt},
           {"generate", t.generate}, {"first_token", t.first_token}, {"total", t.total}};
 }
 
@@ -82,8 +91,10 @@ nlohmann::json to_json(const Answer& a, std::string_view question) {
           {"fallbacks", fallbacks},
           {"timings_ms", to_json(a.timings)},
           {"generation",
-           {{"prompt_tokens", a.generation.prompt_tokens}, {"reused_prompt_tokens", a.generation.reused_prompt_tokens},
-            {"generated_tokens", a.generation.generated_tokens}, {"finish_reason", a.generation.finish_reason}}}};
+           {{"prompt_tokens", a.generation.prompt_tokens},
+            {"reused_prompt_tokens", a.generation.reused_prompt_tokens},
+            {"generated_tokens", a.generation.generated_tokens},
+            {"finish_reason", a.generation.finish_reason}}}};
 }
 
 }  // namespace kotae::rag

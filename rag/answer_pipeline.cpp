@@ -44,7 +44,9 @@ Source to_source(const search::SearchHit& hit, double relevance) {
 
 }  // namespace
 
-AnswerBackend extractive_backend() { return {"extractive", std::make_shared<ExtractiveBackend>()}; }
+AnswerBackend extractive_backend() {
+  return {"extractive", std::make_shared<ExtractiveBackend>()};
+}
 
 AnswerBackend generator_backend(std::string name, std::shared_ptr<Generator> generator) {
   return {std::move(name), std::make_shared<GeneratorBackend>(std::move(generator))};
@@ -79,11 +81,18 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
   bool streamed = false;
 
   Run(const AnswerPipeline& pipeline, std::string q, const store::Collection& c, AnswerOptions o, Conversation* history)
-      : encoder(pipeline.encoder_), reranker(pipeline.reranker_), backends(pipeline.backends_), question(std::move(q)),
-        collection(c), options(std::move(o)), conversation(history) {}
+      : encoder(pipeline.encoder_),
+        reranker(pipeline.reranker_),
+        backends(pipeline.backends_),
+        question(std::move(q)),
+        collection(c),
+        options(std::move(o)),
+        conversation(history) {}
 
   const Conversation& history() const { return conversation ? *conversation : no_history; }
-  bool send(AnswerEvent::Kind kind, std::string_view token = {}) { return !sink || sink(AnswerEvent{kind, token, &answer}); }
+  bool send(AnswerEvent::Kind kind, std::string_view token = {}) {
+    return !sink || sink(AnswerEvent{kind, token, &answer});
+  }
 
   void number_in_rank_order() {
     answer.sources = retrieved;
@@ -216,8 +225,8 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
       streamed = false;
     }
     if (!input) {
-      input.emplace(AnswerInput{question, question_vector, retrieved, history(), collection, encoder, options.generation,
-                                options.extractive, blocking});
+      input.emplace(AnswerInput{question, question_vector, retrieved, history(), collection, encoder,
+                                options.generation, options.extractive, blocking});
     }
     auto self = shared_from_this();
     AnswerCallbacks callbacks;
@@ -255,7 +264,8 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
 };
 
 Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Collection& collection,
-                                   const AnswerOptions& options, Conversation* conversation, const AnswerSink& sink) const {
+                                   const AnswerOptions& options, Conversation* conversation,
+                                   const AnswerSink& sink) const {
   auto run = std::make_shared<Run>(*this, std::string(question), collection, options, conversation);
   std::optional<Result<Answer>> result;
   run->sink = sink;

@@ -29,7 +29,7 @@ class AnswerCache;
 // A back-end, in the order they are tried; one that could not be set up (its model missing) keeps the
 // reason, and the next answers in its place.
 struct AnswerBackend {
-  std::string name = {};  // "llama.cpp", "openai", "workers", "extractive"
+  std::string name = {};                          // "llama.cpp", "openai", "workers", "extractive"
   std::shared_ptr<const Answerer> answerer = {};  // null when it could not be set up
   std::string unavailable = {};
 };

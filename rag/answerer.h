@@ -38,9 +38,9 @@ struct AnswerInput {
 struct BackendAnswer {
   std::string text;
   std::vector<Citation> citations;
-  bool covered = true;        // false: the back-end found nothing in the sources to answer with
+  bool covered = true;         // false: the back-end found nothing in the sources to answer with
   GenerationStats generation;  // a generator's
-  double prompt_ms = 0;       // spent building its prompt
+  double prompt_ms = 0;        // spent building its prompt
 };
 
 // In the order they come: sources once (the sources as the answer numbers them), pieces, then done.

@@ -21,7 +21,8 @@ Result<void> read_jsonl(const fs::path& file, F&& row) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
     auto object = nlohmann::json::parse(line, nullptr, false);
     if (object.is_discarded() || !object.is_object() || !object.contains("_id"))
-      return make_error(ErrorCode::corrupt, file.string() + ":" + std::to_string(number) + ": not a JSON object with \"_id\"");
+      return make_error(ErrorCode::corrupt,
+                        file.string() + ":" + std::to_string(number) + ": not a JSON object with \"_id\"");
     row(object);
   }
   return {};
@@ -52,11 +53,13 @@ Result<BeirDataset> load_beir_dataset(const fs::path& dir) {
     std::istringstream fields(line);
     std::string query_id, corpus_id, score;
     if (!std::getline(fields, query_id, '\t') || !std::getline(fields, corpus_id, '\t') || !std::getline(fields, score))
-      return make_error(ErrorCode::corrupt, qrels_file.string() + ":" + std::to_string(number) + ": expected query-id<TAB>corpus-id<TAB>score");
+      return make_error(ErrorCode::corrupt, qrels_file.string() + ":" + std::to_string(number) +
+                                                ": expected query-id<TAB>corpus-id<TAB>score");
     try {
       dataset.qrels[query_id][corpus_id] = std::stoi(score);
     } catch (const std::exception&) {
-      return make_error(ErrorCode::corrupt, qrels_file.string() + ":" + std::to_string(number) + ": score is not an integer");
+      return make_error(ErrorCode::corrupt,
+                        qrels_file.string() + ":" + std::to_string(number) + ": score is not an integer");
     }
   }
 
@@ -66,7 +69,8 @@ Result<BeirDataset> load_beir_dataset(const fs::path& dir) {
   });
   if (!queries) return queries.error();
   if (dataset.corpus.empty()) return make_error(ErrorCode::invalid_argument, dir.string() + ": the corpus is empty");
-  if (dataset.queries.empty()) return make_error(ErrorCode::invalid_argument, dir.string() + ": no query has judgements in qrels/test.tsv");
+  if (dataset.queries.empty())
+    return make_error(ErrorCode::invalid_argument, dir.string() + ": no query has judgements in qrels/test.tsv");
   return dataset;
 }
 

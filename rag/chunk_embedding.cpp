@@ -31,7 +31,8 @@ Result<EmbeddedChunks> embed_chunks(const Encoder& encoder, std::span<const std:
     std::size_t chunk_count = encodings.size();
     for (std::size_t i = 0; i < texts.size(); ++i) {
       for (const auto& s : spans[i]) {
-        encodings.push_back(encoder.tokenize_as(TextRole::passage, std::string_view(texts[i]).substr(s.begin, s.end - s.begin)));
+        encodings.push_back(
+            encoder.tokenize_as(TextRole::passage, std::string_view(texts[i]).substr(s.begin, s.end - s.begin)));
       }
     }
     auto vectors = KOTAE_TRY_VALUE(encoder.embed_encoded(encodings));
@@ -46,7 +47,8 @@ Result<EmbeddedChunks> embed_chunks(const Encoder& encoder, std::span<const std:
   for (const auto& chunk_spans : spans) {
     auto& sentences = out.sentences.emplace_back();
     for (const auto& s : chunk_spans) {
-      sentences.push_back({static_cast<std::uint32_t>(s.begin), static_cast<std::uint32_t>(s.end), pooled->ranges.row_copy(row++)});
+      sentences.push_back(
+          {static_cast<std::uint32_t>(s.begin), static_cast<std::uint32_t>(s.end), pooled->ranges.row_copy(row++)});
     }
   }
   return out;

@@ -10,7 +10,9 @@
 namespace kotae::rag {
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
 
 std::set<std::string> content_words(std::string_view text) {
   std::set<std::string> words;
@@ -40,7 +42,8 @@ std::string_view sentence_before(std::string_view answer, std::size_t at) {
     }
   }
   std::size_t begin = end > 0 ? end - 1 : 0;  // skip the sentence's own final mark
-  while (begin > 0 && !(answer[begin] == '\n' || (is_space(answer[begin]) && text::ends_sentence(answer, begin)))) --begin;
+  while (begin > 0 && !(answer[begin] == '\n' || (is_space(answer[begin]) && text::ends_sentence(answer, begin))))
+    --begin;
   return answer.substr(begin, end - begin);
 }
 
@@ -57,7 +60,8 @@ bool parse_marker(std::string_view s, std::size_t at, Marker& m) {
     while (i < s.size() && s[i] == ' ') ++i;
     const std::size_t digits = i;
     int n = 0;
-    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - digits < 4) n = n * 10 + (s[i++] - '0');
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])) && i - digits < 4)
+      n = n * 10 + (s[i++] - '0');
     if (i == digits) return false;
     m.numbers.push_back(n);
     while (i < s.size() && s[i] == ' ') ++i;
@@ -139,7 +143,8 @@ CitedAnswer resolve_citations(std::string_view answer, std::span<const Source> s
       out.text += marker;
       kept = true;
     }
-    if (!kept && !out.text.empty() && out.text.back() == ' ' && (m.end >= answer.size() || !std::isalnum(static_cast<unsigned char>(answer[m.end])))) {
+    if (!kept && !out.text.empty() && out.text.back() == ' ' &&
+        (m.end >= answer.size() || !std::isalnum(static_cast<unsigned char>(answer[m.end])))) {
       out.text.pop_back();  // "word [9]." -> "word."
     }
     i = m.end;

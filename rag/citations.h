@@ -22,10 +22,10 @@ struct Citation {
   std::string document;
   std::string title;
   std::string format;
-  std::uint32_t page = 0;          // the chunk's first page; 0 when the document has none
-  std::uint32_t page_last = 0;     // the chunk's last: the cited words are on one of these
-  std::size_t start = 0, end = 0;  // bytes of the document's text
-  std::string text;                // exactly those bytes
+  std::uint32_t page = 0;                        // the chunk's first page; 0 when the document has none
+  std::uint32_t page_last = 0;                   // the chunk's last: the cited words are on one of these
+  std::size_t start = 0, end = 0;                // bytes of the document's text
+  std::string text;                              // exactly those bytes
   std::size_t answer_start = 0, answer_end = 0;  // the "[n]" marker's bytes in the answer
 };
 

@@ -28,7 +28,8 @@ struct Candidate {
 };
 
 bool has_letter(std::string_view s) {
-  return std::any_of(s.begin(), s.end(), [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || (c & 0x80); });
+  return std::any_of(s.begin(), s.end(),
+                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || (c & 0x80); });
 }
 
 // A title or heading: a few words without a sentence's final mark.
@@ -72,7 +73,8 @@ std::optional<Candidate> candidate(std::string_view question, const Source& sour
                                    std::deque<std::vector<float>>& joined, const ExtractiveOptions& options) {
   const store::SentenceVector& s = sentences[k];
   const std::string_view text = std::string_view(source.text).substr(s.begin, s.end - s.begin);
-  Candidate c{.source = index, .first = k, .last = k, .begin = s.begin, .end = s.end, .vector = s.vector, .similarity = 0};
+  Candidate c{
+      .source = index, .first = k, .last = k, .begin = s.begin, .end = s.end, .vector = s.vector, .similarity = 0};
   if (is_fragment(text) || continues_previous(text)) {
     if (k == 0 || !follows_directly(source.text, sentences[k - 1], s)) return std::nullopt;
     const store::SentenceVector& head = sentences[k - 1];
@@ -137,7 +139,9 @@ CitedAnswer extract_answer(std::string_view question, std::span<const float> que
 
   // Overlapping chunks hold the same sentence twice, and documents repeat themselves: the same
   // document bytes, or the same words, are never picked twice.
-  auto text_of = [&](const Candidate& c) { return std::string_view(sources[c.source].text).substr(c.begin, c.end - c.begin); };
+  auto text_of = [&](const Candidate& c) {
+    return std::string_view(sources[c.source].text).substr(c.begin, c.end - c.begin);
+  };
   auto overlaps = [&](const Candidate& a, const Candidate& b) {
     const Source& sa = sources[a.source];
     const Source& sb = sources[b.source];

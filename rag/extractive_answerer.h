@@ -27,7 +27,8 @@ struct ExtractiveOptions {
 
 // sentences[i] holds the sentences of sources[i] (spans in its text, unit vectors); `question` is
 // the question's text and `question_vector` its unit vector.
-CitedAnswer extract_answer(std::string_view question, std::span<const float> question_vector, std::span<const Source> sources,
+CitedAnswer extract_answer(std::string_view question, std::span<const float> question_vector,
+                           std::span<const Source> sources,
                            std::span<const std::vector<store::SentenceVector>> sentences,
                            const ExtractiveOptions& options = {});
 

@@ -34,12 +34,14 @@ Result<std::vector<fs::path>> select_files(std::span<const fs::path> paths, cons
   for (const auto& given : paths) {
     std::error_code ec;
     const auto status = fs::status(given, ec);
-    if (ec || !fs::exists(status)) return make_error(ErrorCode::not_found, given.string() + ": no such file or directory");
+    if (ec || !fs::exists(status))
+      return make_error(ErrorCode::not_found, given.string() + ": no such file or directory");
     const fs::path root = fs::absolute(given).lexically_normal();
     if (!fs::is_directory(status)) {
       // A file named explicitly is taken when a loader supports it, whatever the globs say.
       if (text::document_format(root).empty())
-        return make_error(ErrorCode::unsupported, given.string() + ": unsupported file type (supported: .txt .md .html .htm .pdf .docx)");
+        return make_error(ErrorCode::unsupported,
+                          given.string() + ": unsupported file type (supported: .txt .md .html .htm .pdf .docx)");
       files.push_back(root);
       continue;
     }

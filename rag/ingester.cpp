@@ -267,7 +267,8 @@ Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const
     auto part = embed_chunks(encoder_, std::span<const std::string>(texts).subspan(first, count));
     if (!part) return part.error();
     embedded.vectors.dimension = part->vectors.dimension;
-    embedded.vectors.values.insert(embedded.vectors.values.end(), part->vectors.values.begin(), part->vectors.values.end());
+    embedded.vectors.values.insert(embedded.vectors.values.end(), part->vectors.values.begin(),
+                                   part->vectors.values.end());
     for (auto& sentences : part->sentences) embedded.sentences.push_back(std::move(sentences));
   }
   stages_.embed += seconds_since(embed_start);

@@ -42,7 +42,7 @@ struct FileReport {
   FileStatus status = FileStatus::failed;
   std::size_t chunks = 0;
   std::uint64_t bytes = 0;
-  std::string error;  // why it failed
+  std::string error;     // why it failed
   bool stopped = false;  // it failed because it was stopped: cancelled, or over its time budget
 };
 
@@ -74,7 +74,8 @@ class Ingester {
   // The encoder must be the collection's embedder; both are borrowed.
   Ingester(store::Collection& collection, const Encoder& encoder, IngestOptions options = {});
 
-  Result<IngestSummary> ingest_files(std::span<const std::filesystem::path> files, const IngestCallbacks& callbacks = {});
+  Result<IngestSummary> ingest_files(std::span<const std::filesystem::path> files,
+                                     const IngestCallbacks& callbacks = {});
 
   // A document already in memory (an evaluation corpus, an upload), identified by `name`; unchanged
   // when its content hash matches the stored one.

@@ -24,7 +24,8 @@ std::string pages(const Source& s) {
 }
 
 // Said again after the question, where small models heed it most.
-constexpr std::string_view kCitationReminder = "\n\nAnswer in a few sentences, each followed by the number of its source, like [1].";
+constexpr std::string_view kCitationReminder =
+    "\n\nAnswer in a few sentences, each followed by the number of its source, like [1].";
 
 // `remind`: a turn shown as it was asked (a condensed one is its bare question).
 std::string render_turn_question(std::span<const Source> shown, std::span<const int> also_relevant,
@@ -122,8 +123,9 @@ Result<Prompt> build_prompt(const Generator& generator, std::string_view questio
                             const Conversation& conversation, std::size_t answer_tokens) {
   const std::size_t context = generator.context_tokens();
   if (answer_tokens >= context) {
-    return make_error(ErrorCode::invalid_argument, std::to_string(answer_tokens) + " answer tokens leave no room in a context of " +
-                                                       std::to_string(context));
+    return make_error(
+        ErrorCode::invalid_argument,
+        std::to_string(answer_tokens) + " answer tokens leave no room in a context of " + std::to_string(context));
   }
   const std::size_t budget = context - answer_tokens;
   const std::size_t turns = conversation.turns.size();
@@ -142,9 +144,9 @@ Result<Prompt> build_prompt(const Generator& generator, std::string_view questio
       const std::size_t shown = std::min(layout.last_source_bytes, p.new_sources.back().text.size());
       layout.last_source_bytes = shown * 3 / 4;
     } else {
-      return make_error(ErrorCode::invalid_argument,
-                        "the question does not fit the generator's context of " + std::to_string(context) + " tokens with " +
-                            std::to_string(answer_tokens) + " kept for the answer");
+      return make_error(ErrorCode::invalid_argument, "the question does not fit the generator's context of " +
+                                                         std::to_string(context) + " tokens with " +
+                                                         std::to_string(answer_tokens) + " kept for the answer");
     }
   }
 }

@@ -18,8 +18,9 @@ namespace kotae::rag {
 
 // Indexes every corpus entry that has text, as document `_id` (title + "\n\n" + text, normalised as
 // plain text). Unchanged entries are skipped, so a second run is fast. Returns what was done.
-Result<IngestSummary> index_beir_corpus(Ingester& ingester, const BeirDataset& dataset,
-                                        const std::function<void(std::size_t done, std::size_t total)>& on_progress = {});
+Result<IngestSummary> index_beir_corpus(
+    Ingester& ingester, const BeirDataset& dataset,
+    const std::function<void(std::size_t done, std::size_t total)>& on_progress = {});
 
 struct ModeEvaluation {
   search::SearchMode mode = search::SearchMode::hybrid;
@@ -29,8 +30,9 @@ struct ModeEvaluation {
 };
 
 struct EvaluationOptions {
-  std::vector<search::SearchMode> modes{search::SearchMode::bm25, search::SearchMode::vector, search::SearchMode::hybrid};
-  search::SearchOptions search;  // mode and k are set per run; filter, rrf_k, rerank taken from here
+  std::vector<search::SearchMode> modes{search::SearchMode::bm25, search::SearchMode::vector,
+                                        search::SearchMode::hybrid};
+  search::SearchOptions search;   // mode and k are set per run; filter, rrf_k, rerank taken from here
   std::size_t chunk_depth = 300;  // chunks retrieved per query, enough for 100 distinct documents
   // Called with each query's ranked hits in each mode (`kotae eval --runs`), so a fusion can be
   // replayed offline from the legs' lists (bench/fusion_replay.py).

@@ -125,8 +125,7 @@ bool continues_previous(std::string_view sentence) {
 }
 
 bool starts_with_anaphor(std::string_view sentence) {
-  return first_word_in(sentence, {"it", "this", "these", "they", "those", "that", "such", "he", "she", "its",
-                                  "their"});
+  return first_word_in(sentence, {"it", "this", "these", "they", "those", "that", "such", "he", "she", "its", "their"});
 }
 
 bool points_elsewhere(std::string_view sentence) {

@@ -31,10 +31,10 @@ Result<HybridRetriever> HybridRetriever::create(const store::Collection& collect
   if (encoder) {
     const auto& info = collection.info();
     if (encoder->id() != info.embedder_id || encoder->dimension() != info.dimension)
-      return make_error(ErrorCode::invalid_argument,
-                        collection.location() + " was built with " + info.embedder_id +
-                            " (" + std::to_string(info.dimension) + " dimensions), not " + encoder->id() + " (" +
-                            std::to_string(encoder->dimension()) + ")");
+      return make_error(ErrorCode::invalid_argument, collection.location() + " was built with " + info.embedder_id +
+                                                         " (" + std::to_string(info.dimension) + " dimensions), not " +
+                                                         encoder->id() + " (" + std::to_string(encoder->dimension()) +
+                                                         ")");
   }
   return HybridRetriever(collection, encoder, reranker);
 }
@@ -43,8 +43,9 @@ Result<SearchResult> HybridRetriever::search(std::string_view query, const Searc
   std::vector<float> query_vector;
   double embed_ms = 0;
   if (options.mode != SearchMode::bm25) {
-    if (!encoder_) return make_error(ErrorCode::invalid_argument, std::string(to_string(options.mode)) +
-                                                                      " search needs the collection's embedding model");
+    if (!encoder_)
+      return make_error(ErrorCode::invalid_argument,
+                        std::string(to_string(options.mode)) + " search needs the collection's embedding model");
     const auto start = Clock::now();
     const std::string text(query);
     auto embedded = encoder_->embed(std::span<const std::string>(&text, 1), TextRole::query);
@@ -97,7 +98,8 @@ Result<RetrievedLists> HybridRetriever::retrieve(std::string_view query, std::sp
     });
   }
   if (out.vector) {
-    auto hits = timed(out.timing.vector, [&] { return collection_->search_vector(query_vector, depth, options.filter); });
+    auto hits =
+        timed(out.timing.vector, [&] { return collection_->search_vector(query_vector, depth, options.filter); });
     if (!hits) {
       if (bm25_future.valid()) bm25_future.wait();
       return hits.error();
@@ -105,8 +107,9 @@ Result<RetrievedLists> HybridRetriever::retrieve(std::string_view query, std::sp
     out.lists.push_back(std::move(*hits));
   }
   if (out.bm25) {
-    auto hits = bm25_future.valid() ? bm25_future.get()
-                                    : timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
+    auto hits = bm25_future.valid()
+                    ? bm25_future.get()
+                    : timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
     if (!hits) return hits.error();
     out.lists.insert(out.lists.begin(), std::move(*hits));
   }
@@ -126,11 +129,13 @@ Result<SearchResult> HybridRetriever::fuse(RetrievedLists retrieved, const Searc
       candidates.push_back({lists[0][i].chunk_id, lists[0][i].document_id, lists[0][i].score, {i + 1}});
   } else if (lists.size() == 2) {
     const double weights[] = {options.bm25_weight, options.vector_weight};
-    candidates = options.fusion == Fusion::linear ? linear_fusion(lists, weights, options.fusion_range, options.agreement_bonus)
-                                                  : reciprocal_rank_fusion(lists, options.rrf_k, weights);
+    candidates = options.fusion == Fusion::linear
+                     ? linear_fusion(lists, weights, options.fusion_range, options.agreement_bonus)
+                     : reciprocal_rank_fusion(lists, options.rrf_k, weights);
   }
   result.timing.fuse = ms_since(fuse_start);
-  candidates.resize(std::min(candidates.size(), reranks(options) ? std::max(options.k, options.rerank_candidates) : options.k));
+  candidates.resize(
+      std::min(candidates.size(), reranks(options) ? std::max(options.k, options.rerank_candidates) : options.k));
 
   auto fetch_start = Clock::now();
   std::vector<std::int64_t> chunk_ids, document_ids;

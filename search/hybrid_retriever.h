@@ -35,8 +35,8 @@ struct SearchOptions {
   std::size_t fusion_range = 50;  // linear fusion normalises over each list's best N, however deep it is
   double agreement_bonus = 0.3;   // linear fusion: x(1 + this) for a chunk both lists score above their floor
   store::SearchFilter filter;
-  bool rerank = true;                 // when the retriever has a reranker
-  std::size_t rerank_candidates = 30; // fused candidates the reranker sees (at least k)
+  bool rerank = true;                  // when the retriever has a reranker
+  std::size_t rerank_candidates = 30;  // fused candidates the reranker sees (at least k)
 };
 
 struct SearchHit {
@@ -44,8 +44,8 @@ struct SearchHit {
   std::string document_path;
   std::string document_title;
   std::string document_format;
-  double score = 0;  // the ranking score: RRF, BM25, cosine, or the reranker's, by mode
-  std::size_t bm25_rank = 0;    // 1-based rank in each retriever's list, 0 when absent
+  double score = 0;           // the ranking score: RRF, BM25, cosine, or the reranker's, by mode
+  std::size_t bm25_rank = 0;  // 1-based rank in each retriever's list, 0 when absent
   std::size_t vector_rank = 0;
   std::optional<float> rerank_score;
 };

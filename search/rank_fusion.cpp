@@ -41,14 +41,17 @@ std::vector<FusedCandidate> fuse(std::span<const std::vector<store::ScoredChunk>
   return fused;
 }
 
-double weight_of(std::span<const double> weights, std::size_t list) { return list < weights.size() ? weights[list] : 1.0; }
+double weight_of(std::span<const double> weights, std::size_t list) {
+  return list < weights.size() ? weights[list] : 1.0;
+}
 
 }  // namespace
 
 std::vector<FusedCandidate> reciprocal_rank_fusion(std::span<const std::vector<store::ScoredChunk>> lists, double k,
                                                    std::span<const double> weights) {
   return fuse(
-      lists, [&](std::size_t list, std::size_t i) { return weight_of(weights, list) / (k + static_cast<double>(i + 1)); },
+      lists,
+      [&](std::size_t list, std::size_t i) { return weight_of(weights, list) / (k + static_cast<double>(i + 1)); },
       [](FusedCandidate&) {});
 }
 
@@ -58,7 +61,8 @@ std::vector<FusedCandidate> linear_fusion(std::span<const std::vector<store::Sco
   std::vector<std::pair<double, double>> range;  // each list's lowest and highest score in its best range_depth
   for (const auto& l : lists) {
     const auto end = l.begin() + static_cast<std::ptrdiff_t>(std::min(l.size(), std::max<std::size_t>(range_depth, 1)));
-    auto [low, high] = std::minmax_element(l.begin(), end, [](const auto& a, const auto& b) { return a.score < b.score; });
+    auto [low, high] =
+        std::minmax_element(l.begin(), end, [](const auto& a, const auto& b) { return a.score < b.score; });
     range.emplace_back(l.empty() ? 0.0 : low->score, l.empty() ? 0.0 : high->score);
   }
   auto normalised = [&](std::size_t list, std::size_t i) {

@@ -22,7 +22,7 @@ nlohmann::json to_json(const SearchHit& h, std::size_t rank) {
 }
 
 nlohmann::json to_json(const SearchTiming& t) {
-  return {{"embed", t.embed}, {"bm25", t.bm25},     {"vector", t.vector}, {"fuse", t.fuse},
+  return {{"embed", t.embed},   {"bm25", t.bm25},   {"vector", t.vector}, {"fuse", t.fuse},
           {"rerank", t.rerank}, {"fetch", t.fetch}, {"total", t.total}};
 }
 

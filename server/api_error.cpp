@@ -2,7 +2,9 @@
 
 namespace kotae::server {
 
-ApiError bad_request(std::string message) { return {400, "invalid_request", std::move(message)}; }
+ApiError bad_request(std::string message) {
+  return {400, "invalid_request", std::move(message)};
+}
 
 ApiError from_error(const Error& error) {
   switch (error.code) {
@@ -26,7 +28,8 @@ HttpResponse json_response(int status, const nlohmann::json& body) {
 }
 
 HttpResponse error_response(const ApiError& error) {
-  auto response = json_response(error.status, {{"error", {{"code", error.code}, {"type", error.code}, {"message", error.message}}}});
+  auto response = json_response(error.status,
+                                {{"error", {{"code", error.code}, {"type", error.code}, {"message", error.message}}}});
   if (error.status == 503 || error.status == 429) response.headers.emplace_back("Retry-After", "1");
   return response;
 }

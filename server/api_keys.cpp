@@ -12,7 +12,8 @@ namespace kotae::server {
 
 bool valid_tenant(std::string_view t) {
   return !t.empty() && t.size() <= 64 &&
-         t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == std::string_view::npos;
+         t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
+             std::string_view::npos;
 }
 
 Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
@@ -26,8 +27,9 @@ Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
   }
   // An empty list would mean an open server: a mistake to stop at, never a way to open one.
   if (json["keys"].empty()) {
-    return make_error(ErrorCode::invalid_argument, file.string() + ": the \"keys\" list is empty (without --api-keys "
-                                                                   "the server is open to loopback only)");
+    return make_error(ErrorCode::invalid_argument, file.string() +
+                                                       ": the \"keys\" list is empty (without --api-keys "
+                                                       "the server is open to loopback only)");
   }
   return from_entries(json["keys"], file.string());
 }
@@ -45,18 +47,22 @@ Result<ApiKeys> ApiKeys::from_entries(const nlohmann::json& entries, const std::
     key.burst = k.value("burst", key.rate_per_second > 0 ? std::max(1.0, key.rate_per_second) : 0.0);
     const std::string hash = k.value("sha256", "");
     if (key.name.empty()) return bad("a key without a \"name\"");
-    if (!valid_tenant(key.tenant)) return bad("key '" + key.name + "' needs a \"tenant\" of letters, digits, '_' and '-'");
+    if (!valid_tenant(key.tenant))
+      return bad("key '" + key.name + "' needs a \"tenant\" of letters, digits, '_' and '-'");
     if (hash.size() != 64 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {
-      return bad("key '" + key.name + "' needs \"sha256\": the key's SHA-256 in lower-case hex (kotae keygen prints it)");
+      return bad("key '" + key.name +
+                 "' needs \"sha256\": the key's SHA-256 in lower-case hex (kotae keygen prints it)");
     }
     if (key.rate_per_second < 0 || key.burst < 0) return bad("key '" + key.name + "' has a negative rate or burst");
     if (const auto quota = k.find("quota"); quota != k.end()) {
       if (!quota->is_object()) return bad("key '" + key.name + "': \"quota\" must be an object");
-      for (auto [field, value] : {std::pair{"queued_jobs", &key.quota.queued_jobs}, {"stored_bytes", &key.quota.stored_bytes},
+      for (auto [field, value] : {std::pair{"queued_jobs", &key.quota.queued_jobs},
+                                  {"stored_bytes", &key.quota.stored_bytes},
                                   {"documents", &key.quota.documents}}) {
         const auto it = quota->find(field);
         if (it == quota->end()) continue;
-        if (!it->is_number_unsigned()) return bad("key '" + key.name + "': quota \"" + field + "\" must be a whole number");
+        if (!it->is_number_unsigned())
+          return bad("key '" + key.name + "': quota \"" + field + "\" must be a whole number");
         *value = it->get<std::uint64_t>();
       }
     }
@@ -68,7 +74,8 @@ Result<ApiKeys> ApiKeys::from_entries(const nlohmann::json& entries, const std::
 Result<void> ApiKeys::add(const ApiKeys& more, const std::string& source) {
   for (const auto& [hash, key] : more.by_hash_) {
     if (!by_hash_.emplace(hash, key).second) {
-      return make_error(ErrorCode::invalid_argument, source + ": key '" + key.name + "' is also in the --api-keys file");
+      return make_error(ErrorCode::invalid_argument,
+                        source + ": key '" + key.name + "' is also in the --api-keys file");
     }
   }
   return {};

@@ -20,7 +20,8 @@ rag::AnswerOptions answer_options(const nlohmann::json& body, const ApiLimits& l
   return options;
 }
 
-std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body, std::span<const rag::AnswerBackend> configured) {
+std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body,
+                                                   std::span<const rag::AnswerBackend> configured) {
   const auto names = strings_field(body, "backends", 4);
   if (names.empty()) return {configured.begin(), configured.end()};
   std::vector<rag::AnswerBackend> out;

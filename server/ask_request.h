@@ -18,8 +18,10 @@ namespace kotae::server {
 rag::AnswerOptions answer_options(const nlohmann::json& body, const ApiLimits& limits);
 // The configured back-ends in the order the request names them ("backends": ["llama", "openai",
 // "extractive"]); all configured ones, in their order, when it names none.
-std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body, std::span<const rag::AnswerBackend> configured);
-inline std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body, const rag::AnswerBackends& configured) {
+std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body,
+                                                   std::span<const rag::AnswerBackend> configured);
+inline std::vector<rag::AnswerBackend> requested_backends(const nlohmann::json& body,
+                                                          const rag::AnswerBackends& configured) {
   return requested_backends(body, configured.order);
 }
 

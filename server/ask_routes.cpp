@@ -11,12 +11,12 @@
 #include <chrono>
 #include <optional>
 
+#include "core/log.h"
 #include "core/random_id.h"
 #include "rag/answer_json.h"
 #include "server/ask_request.h"
 #include "server/conversation_request.h"
 #include "server/json_body.h"
-#include "core/log.h"
 #include "server/search_request.h"
 #include "server/server_context.h"
 
@@ -28,9 +28,9 @@ struct AskCall {
   std::string question;
   std::string tenant;
   std::shared_ptr<ServedCollection> collection;
-  bool follow_up = false;             // a conversation_id was given
-  ConversationRecord conversation;    // as stored before this question (a new one: its id alone)
-  rag::Conversation history;          // what the question builds on, rebuilt from the stored turns
+  bool follow_up = false;           // a conversation_id was given
+  ConversationRecord conversation;  // as stored before this question (a new one: its id alone)
+  rag::Conversation history;        // what the question builds on, rebuilt from the stored turns
   rag::AnswerOptions options;
   std::vector<rag::AnswerBackend> backends;
 
@@ -72,9 +72,13 @@ void load_conversation(AskCall& ask, ServerContext& context) {
   ask.conversation = std::move(*stored);
 }
 
-nlohmann::json error_json(const ApiError& e) { return {{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}}; }
+nlohmann::json error_json(const ApiError& e) {
+  return {{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}};
+}
 
-std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // What a client sees of an async question's record: all but the tenant.
 nlohmann::json task_json(nlohmann::json record) {
@@ -170,11 +174,12 @@ struct AskInFlight {
       switch (e.kind) {
         case Kind::sources:
           return stream.event("sources", dump({{"conversation_id", self->ask.conversation_id()},
-                                            {"sources", rag::sources_json(e.answer->sources)}}));
+                                               {"sources", rag::sources_json(e.answer->sources)}}));
         case Kind::token: return stream.event("token", dump({{"text", e.token}}));
         case Kind::restart: return stream.event("restart", "{}");
         case Kind::citations:
-          return stream.event("citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
+          return stream.event(
+              "citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
         case Kind::timings: return stream.event("timings", dump({{"timings_ms", rag::to_json(e.answer->timings)}}));
         case Kind::done: return true;  // the whole answer follows
       }
@@ -205,21 +210,25 @@ void add_ask_routes(Router& router, ServerContext& context) {
     const auto& c = *ask.collection;
     if (bool_field(body, "cache", true) && c.store->catch_up_before_reading()) {
       ask.options.cache = context.answer_cache.get();
-      ask.options.cache_scope = call.tenant + "/" + c.name + "/" + c.instance + "@" + std::to_string(c.generation.load()) +
-                                "." + std::to_string(c.store->change_position());
+      ask.options.cache_scope = call.tenant + "/" + c.name + "/" + c.instance + "@" +
+                                std::to_string(c.generation.load()) + "." + std::to_string(c.store->change_position());
     }
 
     // `done` runs where the answer was finished (a model's thread, or here), once.
     auto answer = [&context, q](rag::AnswerSink sink, rag::AnswerDone done) {
       rag::AnswerPipeline pipeline(*q->ask.collection->encoder, context.models->cross_encoder(), q->ask.backends);
-      pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.history,
-                         std::move(sink), std::move(done), context.continuations());
+      pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.history, std::move(sink),
+                         std::move(done), context.continuations());
     };
 
     if (async) {
       // Accepted now, answered after the 202; what becomes of it is in its record.
-      q->record = {{"id", random_id("ask_")}, {"object", "ask.task"}, {"tenant", call.tenant}, {"status", "queued"},
-                   {"collection", ask.collection->name}, {"conversation_id", ask.conversation_id()},
+      q->record = {{"id", random_id("ask_")},
+                   {"object", "ask.task"},
+                   {"tenant", call.tenant},
+                   {"status", "queued"},
+                   {"collection", ask.collection->name},
+                   {"conversation_id", ask.conversation_id()},
                    {"created_at", unix_seconds()}};
       ok_or_throw(context.ask_tasks->put(q->record));
       auto accepted = json_response(202, task_json(q->record));

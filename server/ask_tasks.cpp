@@ -24,7 +24,9 @@ Result<void> AskTasks::put(const nlohmann::json& record) {
 
 Result<std::optional<nlohmann::json>> AskTasks::get(const std::string& id) {
   if (redis_) {
-    auto value = KOTAE_TRY_VALUE(redis_->with_queue([&](queue::WorkQueue& q) { return q.connection().command({"GET", key(id)}); }));
+    auto value = KOTAE_TRY_VALUE(redis_->with_queue([&](queue::WorkQueue& q) {
+      return q.connection().command({"GET", key(id)});
+    }));
     if (value.is_nil()) return std::optional<nlohmann::json>();
     return std::optional(nlohmann::json::parse(value.text, nullptr, false));
   }

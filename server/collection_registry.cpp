@@ -2,16 +2,17 @@
 
 #include <chrono>
 
+#include "core/log.h"
 #include "core/random_id.h"
 #include "core/remove_tree.h"
-#include "core/log.h"
 #include "text/chunker.h"
 
 namespace kotae::server {
 
 namespace fs = std::filesystem;
 
-CollectionRegistry::CollectionRegistry(store::Catalog& catalog, ModelPool& models) : catalog_(catalog), models_(models) {}
+CollectionRegistry::CollectionRegistry(store::Catalog& catalog, ModelPool& models)
+    : catalog_(catalog), models_(models) {}
 
 std::uintmax_t CollectionRegistry::stored_bytes(const ServedCollection& collection) const {
   auto bytes = catalog_.stored_bytes(collection.tenant, collection.name);
@@ -55,7 +56,7 @@ Result<std::shared_ptr<ServedCollection>> serve(ModelPool& models, const std::st
 }  // namespace
 
 Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const std::string& tenant,
-                                                                         const std::string& name) {
+                                                                          const std::string& name) {
   if (auto it = open_.find({tenant, name}); it != open_.end()) return it->second;
   fs::path folder = KOTAE_TRY_VALUE(catalog_.folder(tenant, name));
   if (removing_.contains({tenant, name}) || !KOTAE_TRY_VALUE(catalog_.exists(tenant, name))) return no_collection(name);
@@ -66,13 +67,22 @@ Result<std::shared_ptr<ServedCollection>> CollectionRegistry::open_locked(const 
   const auto& because = (*store)->vector_index_rebuilt_because();
   if (!because.empty()) {
     log_event("vector_index_rebuilt",
-              {{"tenant", tenant}, {"collection", name}, {"reason", because}, {"chunks", (*store)->chunk_count()}, {"ms", ms}}, LogLevel::warn);
+              {{"tenant", tenant},
+               {"collection", name},
+               {"reason", because},
+               {"chunks", (*store)->chunk_count()},
+               {"ms", ms}},
+              LogLevel::warn);
   }
-  log_event("collection_opened", {{"tenant", tenant}, {"collection", name}, {"chunks", (*store)->chunk_count()},
-                                  {"vectors", because.empty() ? "loaded" : "rebuilt"}, {"ms", ms}});
+  log_event("collection_opened", {{"tenant", tenant},
+                                  {"collection", name},
+                                  {"chunks", (*store)->chunk_count()},
+                                  {"vectors", because.empty() ? "loaded" : "rebuilt"},
+                                  {"ms", ms}});
   const auto& id = (*store)->info().embedder_id;
   // "all-minilm-l6-v2/fp32" was built by all-minilm-l6-v2
-  auto served = KOTAE_TRY_VALUE(serve(models_, tenant, name, id.substr(0, id.find('/')), std::move(*store), std::move(folder)));
+  auto served =
+      KOTAE_TRY_VALUE(serve(models_, tenant, name, id.substr(0, id.find('/')), std::move(*store), std::move(folder)));
   open_[{tenant, name}] = served;
   return served;
 }
@@ -86,7 +96,8 @@ std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
   std::vector<std::shared_ptr<ServedCollection>> opened_all;
   auto tenants = catalog_.tenants();
   if (!tenants) {
-    log_event("collections_unavailable", {{"store", catalog_.description()}, {"reason", tenants.error().message}}, LogLevel::warn);
+    log_event("collections_unavailable", {{"store", catalog_.description()}, {"reason", tenants.error().message}},
+              LogLevel::warn);
     return opened_all;
   }
   for (const auto& tenant : *tenants) {
@@ -95,7 +106,8 @@ std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
       std::lock_guard lock(mutex_);
       // A collection that cannot open stays closed; its requests get the error, the others are served.
       if (auto opened = open_locked(tenant, name); !opened) {
-        log_event("collection_unavailable", {{"tenant", tenant}, {"collection", name}, {"reason", opened.error().message}}, LogLevel::warn);
+        log_event("collection_unavailable",
+                  {{"tenant", tenant}, {"collection", name}, {"reason", opened.error().message}}, LogLevel::warn);
       } else {
         opened_all.push_back(*opened);
       }
@@ -104,7 +116,8 @@ std::vector<std::shared_ptr<ServedCollection>> CollectionRegistry::open_all() {
   return opened_all;
 }
 
-Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::string& tenant, const NewCollection& spec) {
+Result<std::shared_ptr<ServedCollection>> CollectionRegistry::create(const std::string& tenant,
+                                                                     const NewCollection& spec) {
   fs::path folder = KOTAE_TRY_VALUE(catalog_.folder(tenant, spec.name));
   // The embedder may have to load first: not while holding the registry, which every request reads.
   const std::string model = spec.embedder.empty() ? models_.default_embedder() : spec.embedder;
@@ -167,7 +180,9 @@ void CollectionRegistry::follow_changes() {
       continue;
     }
     if (!caught_up) {
-      log_event("catch_up_failed", {{"tenant", c->tenant}, {"collection", c->name}, {"reason", caught_up.error().message}}, LogLevel::warn);
+      log_event("catch_up_failed",
+                {{"tenant", c->tenant}, {"collection", c->name}, {"reason", caught_up.error().message}},
+                LogLevel::warn);
       continue;
     }
     if (c->store->change_position() != before) c->generation++;  // cached answers of the old contents go

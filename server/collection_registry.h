@@ -28,14 +28,14 @@ struct ServedCollection {
   std::string tenant;
   std::string name;
   std::unique_ptr<store::Collection> store;
-  std::filesystem::path folder;            // this machine's files of it: uploads, job records, writer lock
+  std::filesystem::path folder;                 // this machine's files of it: uploads, job records, writer lock
   std::shared_ptr<const Encoder> encoder;       // the collection's embedder, batched (queries)
   std::shared_ptr<const Encoder> bulk_encoder;  // the same at bulk priority (ingestion)
   std::string embedder_model;
-  std::string instance;                    // random, per opening: cached answers name it, so a collection
-                                           // deleted and created again under the same name never meets them
-  std::mutex writer;                       // one ingestion or removal at a time
-  std::atomic<bool> deleted{false};        // set when removal begins: a running job stops at its next file
+  std::string instance;                      // random, per opening: cached answers name it, so a collection
+                                             // deleted and created again under the same name never meets them
+  std::mutex writer;                         // one ingestion or removal at a time
+  std::atomic<bool> deleted{false};          // set when removal begins: a running job stops at its next file
   std::atomic<std::uint64_t> generation{0};  // bumped by every change: cached answers name the one they saw
 };
 

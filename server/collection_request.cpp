@@ -15,7 +15,8 @@ NewCollection read_new_collection(const nlohmann::json& body) {
   spec.overlap_tokens = static_cast<std::size_t>(integer_field(body, "overlap_tokens", 0, 0, 4096));
   const std::size_t chunk_tokens = spec.chunk_tokens ? spec.chunk_tokens : text::ChunkerOptions{}.max_tokens;
   if (spec.overlap_tokens * 2 >= chunk_tokens) {
-    throw bad_request("'overlap_tokens' must be less than half of 'chunk_tokens' (" + std::to_string(chunk_tokens) + ")");
+    throw bad_request("'overlap_tokens' must be less than half of 'chunk_tokens' (" + std::to_string(chunk_tokens) +
+                      ")");
   }
   return spec;
 }
@@ -23,7 +24,8 @@ NewCollection read_new_collection(const nlohmann::json& body) {
 std::int64_t document_id(const std::string& text) {
   std::int64_t id = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc() || end != text.data() + text.size() || id <= 0) throw bad_request("document id '" + text + "' is not a positive integer");
+  if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
+    throw bad_request("document id '" + text + "' is not a positive integer");
   return id;
 }
 

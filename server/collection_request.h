@@ -12,7 +12,7 @@ namespace kotae::server {
 
 struct NewCollection {
   std::string name;
-  std::string embedder;  // empty: the server's default
+  std::string embedder;          // empty: the server's default
   std::size_t chunk_tokens = 0;  // 0: the chunker's default
   std::size_t overlap_tokens = 0;
 };

@@ -41,7 +41,9 @@ void add_collection_routes(Router& router, ServerContext& context) {
     nlohmann::json data = nlohmann::json::array();
     for (const auto& name : value_or_throw(context.collections->names(call.tenant))) {
       auto opened = context.collections->get(call.tenant, name);
-      if (opened) data.push_back(describe(**opened, *context.collections));  // one that cannot be opened now is left out of the list
+      if (opened)
+        data.push_back(
+            describe(**opened, *context.collections));  // one that cannot be opened now is left out of the list
     }
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });

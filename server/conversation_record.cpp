@@ -7,8 +7,9 @@
 namespace kotae::server {
 
 nlohmann::json summary_json(const ConversationSummary& s) {
-  return {{"id", s.id},       {"object", "conversation"},  {"collection", s.collection}, {"title", s.title},
-          {"created_at", s.created_at}, {"updated_at", s.updated_at}, {"turns", s.turns}};
+  return {{"id", s.id},       {"object", "conversation"},   {"collection", s.collection},
+          {"title", s.title}, {"created_at", s.created_at}, {"updated_at", s.updated_at},
+          {"turns", s.turns}};
 }
 
 nlohmann::json conversation_json(const ConversationRecord& record) {

@@ -8,7 +8,9 @@
 namespace kotae::server {
 namespace {
 
-bool continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool continuation_byte(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 
 // Control characters (line breaks, tabs, NUL) as spaces, without spaces around. JSON strings are
 // valid UTF-8, so only ASCII bytes are controls here (C1 controls are two-byte sequences, kept).
@@ -28,14 +30,15 @@ std::size_t characters(std::string_view text) {
 
 }  // namespace
 
-ApiError unknown_conversation(const std::string& id) { return {404, "not_found", "no conversation '" + id + "'"}; }
+ApiError unknown_conversation(const std::string& id) {
+  return {404, "not_found", "no conversation '" + id + "'"};
+}
 
 const std::string& conversation_id(const std::string& id) {
   constexpr std::string_view prefix = "conv_";
   const bool well_formed = id.size() == prefix.size() + 32 && id.starts_with(prefix) &&
-                           std::all_of(id.begin() + prefix.size(), id.end(), [](char c) {
-                             return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-                           });
+                           std::all_of(id.begin() + prefix.size(), id.end(),
+                                       [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
   if (!well_formed) throw ApiError{404, "not_found", "no such conversation (an id is 'conv_' and 32 hex digits)"};
   return id;
 }

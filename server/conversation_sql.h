@@ -21,10 +21,10 @@ inline constexpr const char* kUpdateTurns =
     "WHERE id = $4 AND tenant = $5 AND turn_count = $6 RETURNING id";
 inline constexpr const char* kGet =
     "SELECT " KOTAE_CONVERSATION_SUMMARY ", turns FROM conversations WHERE id = $1 AND tenant = $2";
-inline constexpr const char* kList =
-    "SELECT " KOTAE_CONVERSATION_SUMMARY " FROM conversations "
-    "WHERE tenant = $1 AND (CAST($2 AS TEXT) = '' OR collection = $2) "
-    "ORDER BY updated_at DESC, id DESC LIMIT $3";
+inline constexpr const char* kList = "SELECT " KOTAE_CONVERSATION_SUMMARY
+                                     " FROM conversations "
+                                     "WHERE tenant = $1 AND (CAST($2 AS TEXT) = '' OR collection = $2) "
+                                     "ORDER BY updated_at DESC, id DESC LIMIT $3";
 inline constexpr const char* kRename =
     "UPDATE conversations SET title = $1, updated_at = $2 WHERE id = $3 AND tenant = $4 "
     "RETURNING " KOTAE_CONVERSATION_SUMMARY;

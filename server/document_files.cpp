@@ -24,16 +24,21 @@ bool plain_name(const std::string& name) {
   return !name.empty() && p.filename() == p && name != "." && name != "..";
 }
 
-fs::path kept_upload(const ServedCollection& collection, const std::string& name) { return collection.folder / "uploads" / name; }
+fs::path kept_upload(const ServedCollection& collection, const std::string& name) {
+  return collection.folder / "uploads" / name;
+}
 
-OriginalFile missing(std::string why) { return {std::nullopt, std::move(why)}; }
+OriginalFile missing(std::string why) {
+  return {std::nullopt, std::move(why)};
+}
 
 OriginalFile read_disk(const fs::path& path) {
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (ec || !fs::is_regular_file(path, ec)) return missing("the file is not readable by the server");
   if (size > kMaxServedFileBytes) {
-    return missing("the file has " + std::to_string(size) + " bytes; the most shown is " + std::to_string(kMaxServedFileBytes));
+    return missing("the file has " + std::to_string(size) + " bytes; the most shown is " +
+                   std::to_string(kMaxServedFileBytes));
   }
   std::ifstream in(path, std::ios::binary);
   std::ostringstream bytes;
@@ -44,7 +49,8 @@ OriginalFile read_disk(const fs::path& path) {
 
 }  // namespace
 
-Result<OriginalFile> DocumentFiles::read(const ServedCollection& collection, const store::DocumentRecord& document) const {
+Result<OriginalFile> DocumentFiles::read(const ServedCollection& collection,
+                                         const store::DocumentRecord& document) const {
   OriginalFile file;
   if (uploaded(document)) {
     if (!plain_name(document.path)) return missing("the upload's name is not a file name");
@@ -61,25 +67,30 @@ Result<OriginalFile> DocumentFiles::read(const ServedCollection& collection, con
   return file;
 }
 
-Result<std::optional<std::string>> DocumentFiles::read_shared(const ServedCollection& collection, const std::string& path) const {
+Result<std::optional<std::string>> DocumentFiles::read_shared(const ServedCollection& collection,
+                                                              const std::string& path) const {
   auto lease = KOTAE_TRY_VALUE(shared_->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(
-      "SELECT f.bytes FROM document_files f JOIN collections k ON k.id = f.collection_id "
-      "WHERE k.tenant = $1 AND k.name = $2 AND f.path = $3",
-      store::PgParams().add(collection.tenant).add(collection.name).add(path)));
+  auto rows =
+      KOTAE_TRY_VALUE(lease->query("SELECT f.bytes FROM document_files f JOIN collections k ON k.id = f.collection_id "
+                                   "WHERE k.tenant = $1 AND k.name = $2 AND f.path = $3",
+                                   store::PgParams().add(collection.tenant).add(collection.name).add(path)));
   if (rows.rows() == 0) return std::optional<std::string>();
   const auto bytes = rows.bytes(0, 0);
   return std::optional<std::string>(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
-Result<void> DocumentFiles::keep(const ServedCollection& collection, const std::string& name, const fs::path& path) const {
+Result<void> DocumentFiles::keep(const ServedCollection& collection, const std::string& name,
+                                 const fs::path& path) const {
   auto file = read_disk(path);
   if (!file.bytes) return make_error(ErrorCode::io, file.missing_because);
   auto lease = KOTAE_TRY_VALUE(shared_->acquire());
   KOTAE_TRY(lease->query(
       "INSERT INTO document_files(collection_id, path, bytes) SELECT k.id, $3, $4 FROM collections k "
       "WHERE k.tenant = $1 AND k.name = $2 ON CONFLICT (collection_id, path) DO UPDATE SET bytes = excluded.bytes",
-      store::PgParams().add(collection.tenant).add(collection.name).add(name)
+      store::PgParams()
+          .add(collection.tenant)
+          .add(collection.name)
+          .add(name)
           .add_bytes(std::as_bytes(std::span(file.bytes->data(), file.bytes->size())))));
   return {};
 }
@@ -90,9 +101,10 @@ Result<void> DocumentFiles::forget(const ServedCollection& collection, const sto
   fs::remove(kept_upload(collection, document.path), ignored);
   if (!shared_) return {};
   auto lease = KOTAE_TRY_VALUE(shared_->acquire());
-  KOTAE_TRY(lease->query(
-      "DELETE FROM document_files f USING collections k WHERE k.id = f.collection_id AND k.tenant = $1 AND k.name = $2 AND f.path = $3",
-      store::PgParams().add(collection.tenant).add(collection.name).add(document.path)));
+  KOTAE_TRY(
+      lease->query("DELETE FROM document_files f USING collections k WHERE k.id = f.collection_id AND k.tenant = $1 "
+                   "AND k.name = $2 AND f.path = $3",
+                   store::PgParams().add(collection.tenant).add(collection.name).add(document.path)));
   return {};
 }
 

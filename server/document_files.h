@@ -32,7 +32,8 @@ class DocumentFiles {
 
   Result<OriginalFile> read(const ServedCollection& collection, const store::DocumentRecord& document) const;
   // Over PostgreSQL: keeps an upload this replica indexed as its document's file (see IngestJobs).
-  Result<void> keep(const ServedCollection& collection, const std::string& name, const std::filesystem::path& file) const;
+  Result<void> keep(const ServedCollection& collection, const std::string& name,
+                    const std::filesystem::path& file) const;
   // Forgets an upload's kept copy, as its document is removed.
   Result<void> forget(const ServedCollection& collection, const store::DocumentRecord& document) const;
 

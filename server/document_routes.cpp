@@ -14,8 +14,14 @@ namespace kotae::server {
 namespace {
 
 nlohmann::json describe(const store::DocumentRecord& d) {
-  return {{"id", d.id},         {"object", "document"},  {"path", d.path},     {"title", d.title},
-          {"format", d.format}, {"size_bytes", d.size},  {"sha256", d.sha256}, {"chunks", d.chunk_count},
+  return {{"id", d.id},
+          {"object", "document"},
+          {"path", d.path},
+          {"title", d.title},
+          {"format", d.format},
+          {"size_bytes", d.size},
+          {"sha256", d.sha256},
+          {"chunks", d.chunk_count},
           {"metadata", nlohmann::json::parse(d.metadata_json, nullptr, false, true)}};
 }
 
@@ -28,7 +34,8 @@ FoundDocument find_document(ServerContext& context, const Call& call) {
   auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
   const auto id = document_id(call.request.path_params.at("id"));
   auto document = value_or_throw(c->store->document(id));
-  if (!document) throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
+  if (!document)
+    throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
   return {std::move(c), std::move(*document)};
 }
 
@@ -70,9 +77,9 @@ void add_document_routes(Router& router, ServerContext& context) {
     auto found = find_document(context, call);
     auto file = value_or_throw(context.document_files->read(*found.collection, found.document));
     if (!file.bytes) {
-      throw ApiError{404, "no_file", "document " + std::to_string(found.document.id) + " has no file to show (" +
-                                         file.missing_because + "); its text is at …/documents/" +
-                                         std::to_string(found.document.id) + "/text"};
+      throw ApiError{404, "no_file",
+                     "document " + std::to_string(found.document.id) + " has no file to show (" + file.missing_because +
+                         "); its text is at …/documents/" + std::to_string(found.document.id) + "/text"};
     }
     const std::string etag = "\"" + found.document.sha256 + "\"";
     HttpResponse response;
@@ -98,7 +105,8 @@ void add_document_routes(Router& router, ServerContext& context) {
     const auto id = document_id(call.request.path_params.at("id"));
     std::lock_guard writing(c->writer);
     auto document = value_or_throw(c->store->document(id));
-    if (!document) throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
+    if (!document)
+      throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
     value_or_throw(c->store->remove_document(document->path));
     ok_or_throw(c->store->save_vector_index());
     c->generation++;

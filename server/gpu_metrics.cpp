@@ -40,8 +40,8 @@ std::string gpu_metrics_text(const std::vector<GpuSample>& gpus) {
       if (!value) continue;
       if (!header) out << "# HELP " << family.name << " " << family.help << "\n# TYPE " << family.name << " gauge\n";
       header = true;
-      out << family.name << "{gpu=\"" << gpu.index << "\",name=\"" << escaped(gpu.name) << "\",uuid=\"" << escaped(gpu.uuid)
-          << "\"} " << *value << "\n";
+      out << family.name << "{gpu=\"" << gpu.index << "\",name=\"" << escaped(gpu.name) << "\",uuid=\""
+          << escaped(gpu.uuid) << "\"} " << *value << "\n";
     }
   }
   return out.str();

@@ -2,10 +2,10 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <deque>
-#include <algorithm>
 #include <functional>
 #include <list>
 #include <map>
@@ -67,7 +67,9 @@ class ConnectionSlot {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, std::shared_ptr<HttpServerState> server, std::unique_ptr<ConnectionSlot> slot);
-  void start() { net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); }); }
+  void start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+  }
   void close_if_idle() {
     net::post(stream_.get_executor(), [self = shared_from_this()] {
       if (!self->busy_) self->close();
@@ -118,7 +120,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool keep_alive_ = true;
   bool closed_ = false;
   std::atomic<bool> gone_{false};
-  mutable std::mutex socket_mutex_;  // held by gone()'s look and by close(), so the look never meets a reused descriptor
+  mutable std::mutex
+      socket_mutex_;  // held by gone()'s look and by close(), so the look never meets a reused descriptor
 };
 
 class HttpServerState : public std::enable_shared_from_this<HttpServerState> {
@@ -210,8 +213,10 @@ class SessionResponder final : public Responder {
  public:
   explicit SessionResponder(std::shared_ptr<Session> session) : session_(std::move(session)) {}
   ~SessionResponder() override {
-    if (!started_) send({500, "application/json", error_body("internal", "the request was dropped without an answer"), {}});
-    else if (streaming_ && !ended_) end_events();
+    if (!started_)
+      send({500, "application/json", error_body("internal", "the request was dropped without an answer"), {}});
+    else if (streaming_ && !ended_)
+      end_events();
   }
 
   void send(HttpResponse response) override {
@@ -304,7 +309,8 @@ bool Session::gone() const {
   std::lock_guard lock(socket_mutex_);
   if (closed_) return true;
   char byte = 0;
-  const auto peeked = ::recv(const_cast<tcp::socket&>(stream_.socket()).native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  const auto peeked =
+      ::recv(const_cast<tcp::socket&>(stream_.socket()).native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
   return peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
@@ -322,12 +328,16 @@ void Session::read_header() {
 
 void Session::on_header(beast::error_code ec) {
   if (ec == http::error::body_limit) {
-    return reject(http::status::payload_too_large, "payload_too_large",
-                  "the request body is larger than the limit of " + std::to_string(server_->options.max_body_bytes) + " bytes");
+    return reject(
+        http::status::payload_too_large, "payload_too_large",
+        "the request body is larger than the limit of " + std::to_string(server_->options.max_body_bytes) + " bytes");
   }
-  if (ec == http::error::header_limit) return reject(http::status::request_header_fields_too_large, "headers_too_large", "the request headers are too large");
+  if (ec == http::error::header_limit)
+    return reject(http::status::request_header_fields_too_large, "headers_too_large",
+                  "the request headers are too large");
   if (ec) {
-    if (ec.category() == http::make_error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream) {
+    if (ec.category() == http::make_error_code(http::error::end_of_stream).category() &&
+        ec != http::error::end_of_stream) {
       return reject(http::status::bad_request, "bad_request", "malformed HTTP request");
     }
     return close();
@@ -348,10 +358,11 @@ void Session::on_header(beast::error_code ec) {
   if (beast::iequals(header[http::field::expect], "100-continue")) {
     auto reply = std::make_shared<std::string>("HTTP/1.1 100 Continue\r\n\r\n");
     stream_.expires_after(kWriteTimeout);
-    return net::async_write(stream_, net::buffer(*reply), [self = shared_from_this(), reply](beast::error_code e, std::size_t) {
-      if (e) return self->close();
-      self->read_body();
-    });
+    return net::async_write(stream_, net::buffer(*reply),
+                            [self = shared_from_this(), reply](beast::error_code e, std::size_t) {
+                              if (e) return self->close();
+                              self->read_body();
+                            });
   }
   read_body();
 }
@@ -359,16 +370,19 @@ void Session::on_header(beast::error_code ec) {
 void Session::read_body() {
   if (parser_->is_done()) return dispatch_request();
   stream_.expires_after(server_->options.idle_timeout);
-  http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
+  http::async_read(stream_, buffer_, *parser_,
+                   [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_body(ec); });
 }
 
 void Session::on_body(beast::error_code ec) {
   if (ec == http::error::body_limit) {
-    return reject(http::status::payload_too_large, "payload_too_large",
-                  "the request body is larger than the limit of " + std::to_string(server_->options.max_body_bytes) + " bytes");
+    return reject(
+        http::status::payload_too_large, "payload_too_large",
+        "the request body is larger than the limit of " + std::to_string(server_->options.max_body_bytes) + " bytes");
   }
   if (ec) {
-    if (ec.category() == http::make_error_code(http::error::end_of_stream).category()) return reject(http::status::bad_request, "bad_request", "malformed HTTP request body");
+    if (ec.category() == http::make_error_code(http::error::end_of_stream).category())
+      return reject(http::status::bad_request, "bad_request", "malformed HTTP request body");
     return close();
   }
   dispatch_request();
@@ -420,22 +434,23 @@ void Session::enqueue(std::string bytes, bool last) {
 void Session::write_next() {
   writing_ = true;
   stream_.expires_after(kWriteTimeout);
-  net::async_write(stream_, net::buffer(outbox_.front().bytes), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    self->writing_ = false;
-    if (ec) {
-      self->gone_ = true;
-      bool had_last = false;
-      for (const auto& p : self->outbox_) had_last |= p.last;
-      self->outbox_.clear();
-      self->close();
-      if (had_last) self->complete_request();
-      return;
-    }
-    const bool last = self->outbox_.front().last;
-    self->outbox_.pop_front();
-    if (last) self->complete_request();
-    if (!self->outbox_.empty()) self->write_next();
-  });
+  net::async_write(stream_, net::buffer(outbox_.front().bytes),
+                   [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                     self->writing_ = false;
+                     if (ec) {
+                       self->gone_ = true;
+                       bool had_last = false;
+                       for (const auto& p : self->outbox_) had_last |= p.last;
+                       self->outbox_.clear();
+                       self->close();
+                       if (had_last) self->complete_request();
+                       return;
+                     }
+                     const bool last = self->outbox_.front().last;
+                     self->outbox_.pop_front();
+                     if (last) self->complete_request();
+                     if (!self->outbox_.empty()) self->write_next();
+                   });
 }
 
 void Session::complete_request() {
@@ -458,7 +473,9 @@ void Session::close() {
 
 HttpServer::HttpServer(std::shared_ptr<HttpServerState> state) : state_(std::move(state)) {}
 
-HttpServer::~HttpServer() { shutdown(std::chrono::milliseconds(0)); }
+HttpServer::~HttpServer() {
+  shutdown(std::chrono::milliseconds(0));
+}
 
 Result<std::unique_ptr<HttpServer>> HttpServer::start(const HttpServerOptions& options, RequestHandler handler,
                                                       AdmissionCheck admit) {
@@ -475,7 +492,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::start(const HttpServerOptions& o
   if (!ec) state->acceptor.bind(endpoint, ec);
   if (!ec) state->acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
-    return make_error(ErrorCode::io, "cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message());
+    return make_error(ErrorCode::io,
+                      "cannot listen on " + options.host + ":" + std::to_string(options.port) + ": " + ec.message());
   }
   state->accept();
   for (int i = 0; i < std::max(1, options.io_threads); ++i) {
@@ -493,7 +511,9 @@ unsigned short HttpServer::port() const {
   return state_->acceptor.local_endpoint(ec).port();
 }
 
-std::size_t HttpServer::in_flight() const { return state_->in_flight.load(); }
+std::size_t HttpServer::in_flight() const {
+  return state_->in_flight.load();
+}
 
 void HttpServer::stop_accepting() {
   if (state_->stopping.exchange(true)) return;

@@ -19,8 +19,8 @@ struct HttpServerOptions {
   std::string host = "127.0.0.1";
   unsigned short port = 8080;  // 0: any free port (see HttpServer::port)
   int io_threads = 2;
-  std::size_t max_body_bytes = 64u << 20;  // larger bodies are answered 413
-  std::chrono::seconds idle_timeout{60};   // a connection waiting this long for a request (or a body) is closed
+  std::size_t max_body_bytes = 64u << 20;        // larger bodies are answered 413
+  std::chrono::seconds idle_timeout{60};         // a connection waiting this long for a request (or a body) is closed
   std::size_t max_connections = 1024;            // open at once; more are closed as they arrive
   std::size_t max_connections_per_client = 128;  // from one client address
 };

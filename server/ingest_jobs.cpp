@@ -5,10 +5,10 @@
 #include <fstream>
 #include <iterator>
 
+#include "core/log.h"
 #include "core/random_id.h"
 #include "rag/ingester.h"
 #include "server/job_record.h"
-#include "core/log.h"
 #include "server/shared_job_records.h"
 #include "store/atomic_file.h"
 #include "store/writer_lock.h"
@@ -19,11 +19,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool finished(const std::string& state) { return state != "queued" && state != "running"; }
-bool file_done(const JobFile& f) { return f.status != "queued" && f.status != "indexing"; }
+bool finished(const std::string& state) {
+  return state != "queued" && state != "running";
+}
+bool file_done(const JobFile& f) {
+  return f.status != "queued" && f.status != "indexing";
+}
 
-fs::path records_dir(const ServedCollection& c) { return c.folder / "jobs"; }
-fs::path uploads_dir(const ServedCollection& c) { return c.folder / "uploads"; }
+fs::path records_dir(const ServedCollection& c) {
+  return c.folder / "jobs";
+}
+fs::path uploads_dir(const ServedCollection& c) {
+  return c.folder / "uploads";
+}
 
 // Creates `dir` and makes its entry in its parent durable.
 Result<void> create_synced_dir(const fs::path& dir) {
@@ -89,7 +97,9 @@ IngestJobs::~IngestJobs() {
   for (auto& t : threads_) t.join();
 }
 
-std::string IngestJobs::new_id() { return random_id("job_"); }
+std::string IngestJobs::new_id() {
+  return random_id("job_");
+}
 
 fs::path IngestJobs::incoming_dir(const ServedCollection& collection, const std::string& id) {
   return uploads_dir(collection) / ".incoming" / id;
@@ -148,21 +158,25 @@ void IngestJobs::recover(const std::shared_ptr<ServedCollection>& collection) {
   const fs::path incoming = uploads_dir(*collection) / ".incoming";
   for (fs::directory_iterator it(incoming, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string id = it->path().filename().string();
-    const bool named = std::any_of(unfinished.begin(), unfinished.end(), [&](const auto& j) { return j->status.id == id; });
+    const bool named =
+        std::any_of(unfinished.begin(), unfinished.end(), [&](const auto& j) { return j->status.id == id; });
     if (named) continue;
     std::error_code removed;
     fs::remove_all(it->path(), removed);
     log_event("upload_discarded", {{"path", it->path().string()}, {"reason", "no job records it"}}, LogLevel::warn);
   }
-  std::sort(done.begin(), done.end(), [](const auto& a, const auto& b) { return a->status.finished < b->status.finished; });
-  std::sort(unfinished.begin(), unfinished.end(), [](const auto& a, const auto& b) { return a->status.created < b->status.created; });
+  std::sort(done.begin(), done.end(),
+            [](const auto& a, const auto& b) { return a->status.finished < b->status.finished; });
+  std::sort(unfinished.begin(), unfinished.end(),
+            [](const auto& a, const auto& b) { return a->status.created < b->status.created; });
   for (auto& job : done) {
     std::lock_guard lock(mutex_);
     jobs_[job->status.id] = job;
     remember_finished(job);
   }
   for (auto& job : unfinished) {
-    log_event("job_resumed", {{"id", job->status.id}, {"tenant", job->status.tenant}, {"collection", job->status.collection}});
+    log_event("job_resumed",
+              {{"id", job->status.id}, {"tenant", job->status.tenant}, {"collection", job->status.collection}});
     enqueue(job);
   }
 }
@@ -394,10 +408,12 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
   conclude([&](JobStatus& s) {
     if (!saved) {  // the vectors are stored; the index file catches up from the change log at the next open
       for (auto& f : s.files) {
-        if (f.error.empty() && f.status == "indexed") f.error = "saved, but the vector index was not: " + saved.error().message;
+        if (f.error.empty() && f.status == "indexed")
+          f.error = "saved, but the vector index was not: " + saved.error().message;
       }
     }
-    const auto failures = std::count_if(s.files.begin(), s.files.end(), [](const JobFile& f) { return f.status == "failed"; });
+    const auto failures =
+        std::count_if(s.files.begin(), s.files.end(), [](const JobFile& f) { return f.status == "failed"; });
     s.state = failures == static_cast<long>(s.files.size()) ? "failed" : failures > 0 ? "partial" : "succeeded";
   });
 }

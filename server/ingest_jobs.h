@@ -50,9 +50,9 @@ struct JobStatus {
 };
 
 struct IngestJobsOptions {
-  std::size_t threads = 1;            // jobs running at once
-  std::size_t finished_kept = 1000;   // finished jobs remembered per tenant (the oldest are forgotten first)
-  double max_seconds_per_file = 600;  // a file still loading or embedding after this fails; the job goes on
+  std::size_t threads = 1;                // jobs running at once
+  std::size_t finished_kept = 1000;       // finished jobs remembered per tenant (the oldest are forgotten first)
+  double max_seconds_per_file = 600;      // a file still loading or embedding after this fails; the job goes on
   std::chrono::seconds writer_wait{300};  // for another process (the CLI) writing the same collection
 };
 
@@ -107,7 +107,8 @@ class IngestJobs {
   void work();
   void run(const std::shared_ptr<Job>& job);
   void enqueue(std::shared_ptr<Job> job);
-  void remember_finished(const std::shared_ptr<Job>& job);  // under mutex_; forgets the tenant's oldest beyond the bound
+  void remember_finished(
+      const std::shared_ptr<Job>& job);         // under mutex_; forgets the tenant's oldest beyond the bound
   void publish(const JobStatus& status) const;  // to the shared records, when there are
   bool cancelled_elsewhere(const std::string& id) const;
 

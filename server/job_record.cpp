@@ -16,8 +16,11 @@ nlohmann::json job_json(const JobStatus& s) {
           {"state", s.state},
           {"files", files},
           {"progress",
-           {{"files_done", s.files_done}, {"files_total", s.files.size()}, {"chunks", s.chunks},
-            {"bytes_done", s.bytes_done}, {"bytes_total", s.bytes_total}}},
+           {{"files_done", s.files_done},
+            {"files_total", s.files.size()},
+            {"chunks", s.chunks},
+            {"bytes_done", s.bytes_done},
+            {"bytes_total", s.bytes_total}}},
           {"created_at", s.created},
           {"started_at", time(s.started)},
           {"finished_at", time(s.finished)}};

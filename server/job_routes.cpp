@@ -10,20 +10,20 @@
 
 #include <chrono>
 #include <fstream>
-#include <thread>
 #include <set>
+#include <thread>
 
+#include "core/log.h"
 #include "server/job_record.h"
 #include "server/json_body.h"
-#include "core/log.h"
-#include "store/atomic_file.h"
 #include "server/server_context.h"
 #include "server/upload_request.h"
+#include "store/atomic_file.h"
 
 namespace kotae::server {
 namespace {
 
-constexpr std::size_t kSharedJobsListed = 1000;  // a tenant's most recent jobs from the shared records
+constexpr std::size_t kSharedJobsListed = 1000;               // a tenant's most recent jobs from the shared records
 constexpr auto kEventsPoll = std::chrono::milliseconds(200);  // how often an events stream reads the record
 constexpr auto kEventsLimit = std::chrono::hours(1);          // an events stream ends after this (reconnect)
 
@@ -33,23 +33,26 @@ namespace fs = std::filesystem;
 void check_quota(const Call& call, ServerContext& context, const std::vector<UploadedFile>& files) {
   const TenantQuota& q = call.quota;
   // Over a shared store, the tenant's jobs on every replica.
-  const std::size_t active =
-      context.shared_jobs ? value_or_throw(context.shared_jobs->active(call.tenant)) : context.jobs->active(call.tenant);
+  const std::size_t active = context.shared_jobs ? value_or_throw(context.shared_jobs->active(call.tenant))
+                                                 : context.jobs->active(call.tenant);
   if (q.queued_jobs && active >= q.queued_jobs) {
-    throw ApiError{429, "quota_exceeded", "tenant '" + call.tenant + "' has " + std::to_string(q.queued_jobs) +
-                                              " jobs queued or running, its quota: wait for one to finish"};
+    throw ApiError{429, "quota_exceeded",
+                   "tenant '" + call.tenant + "' has " + std::to_string(q.queued_jobs) +
+                       " jobs queued or running, its quota: wait for one to finish"};
   }
   if (!q.stored_bytes && !q.documents) return;
   std::uintmax_t bytes = 0;
   for (const auto& f : files) bytes += f.body.size();
   const auto used = context.collections->usage(call.tenant);
   if (q.stored_bytes && used.bytes + bytes > q.stored_bytes) {
-    throw ApiError{413, "quota_exceeded", "tenant '" + call.tenant + "' stores " + std::to_string(used.bytes) +
-                                              " bytes; this upload would pass its quota of " + std::to_string(q.stored_bytes)};
+    throw ApiError{413, "quota_exceeded",
+                   "tenant '" + call.tenant + "' stores " + std::to_string(used.bytes) +
+                       " bytes; this upload would pass its quota of " + std::to_string(q.stored_bytes)};
   }
   if (q.documents && used.documents + files.size() > q.documents) {
-    throw ApiError{413, "quota_exceeded", "tenant '" + call.tenant + "' has " + std::to_string(used.documents) +
-                                              " documents; this upload would pass its quota of " + std::to_string(q.documents)};
+    throw ApiError{413, "quota_exceeded",
+                   "tenant '" + call.tenant + "' has " + std::to_string(used.documents) +
+                       " documents; this upload would pass its quota of " + std::to_string(q.documents)};
   }
 }
 
@@ -136,7 +139,8 @@ void job_events(Call& call, ServerContext& context) {
 }  // namespace
 
 void add_job_routes(Router& router, ServerContext& context) {
-  router.add("POST", "/v1/collections/{name}/documents", [&context](Call& call) { upload(call, context); }, {.upload = true});
+  router.add("POST", "/v1/collections/{name}/documents", [&context](Call& call) { upload(call, context); },
+             {.upload = true});
 
   // This replica's jobs first; over a shared store, any replica's (a load balancer may send the poll
   // of a job anywhere).

@@ -23,12 +23,16 @@ bool nested_deeper_than(std::string_view text, int limit) {
   bool in_string = false, escaped = false;
   for (const char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > limit) return true;
     } else if (c == ']' || c == '}') {
@@ -45,8 +49,8 @@ nlohmann::json parse_json_object(const HttpRequest& request, bool allow_empty) {
   const std::string_view type = request.header("content-type");
   const std::string_view media = type.substr(0, type.find(';'));
   if (!(media.size() == 16 && std::equal(media.begin(), media.end(), "application/json", [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == b;
-      }))) {
+          return std::tolower(static_cast<unsigned char>(a)) == b;
+        }))) {
     throw ApiError{415, "unsupported_media_type",
                    "this endpoint takes a JSON body: send it with Content-Type: application/json" +
                        std::string(media.starts_with("multipart/") ? " (not a multipart form)" : "")};
@@ -85,7 +89,8 @@ double number_field(const nlohmann::json& body, const char* name, double fallbac
   if (!v->is_number()) wrong(name, "a number");
   const double x = v->get<double>();
   if (!std::isfinite(x) || x < min || x > max) {
-    throw bad_request(std::string("'") + name + "' must be between " + std::to_string(min) + " and " + std::to_string(max));
+    throw bad_request(std::string("'") + name + "' must be between " + std::to_string(min) + " and " +
+                      std::to_string(max));
   }
   return x;
 }
@@ -96,12 +101,14 @@ std::optional<long long> optional_integer(const nlohmann::json& body, const char
   if (!v->is_number_integer()) wrong(name, "an integer");
   const long long x = v->get<long long>();
   if (x < min || x > max) {
-    throw bad_request(std::string("'") + name + "' must be between " + std::to_string(min) + " and " + std::to_string(max));
+    throw bad_request(std::string("'") + name + "' must be between " + std::to_string(min) + " and " +
+                      std::to_string(max));
   }
   return x;
 }
 
-long long integer_field(const nlohmann::json& body, const char* name, long long fallback, long long min, long long max) {
+long long integer_field(const nlohmann::json& body, const char* name, long long fallback, long long min,
+                        long long max) {
   return optional_integer(body, name, min, max).value_or(fallback);
 }
 
@@ -110,7 +117,8 @@ std::vector<std::string> strings_field(const nlohmann::json& body, const char* n
   if (!v) return {};
   if (v->is_string()) return {v->get<std::string>()};
   if (!v->is_array()) wrong(name, "a string or a list of strings");
-  if (v->size() > max_items) throw bad_request(std::string("'") + name + "' has more than " + std::to_string(max_items) + " items");
+  if (v->size() > max_items)
+    throw bad_request(std::string("'") + name + "' has more than " + std::to_string(max_items) + " items");
   std::vector<std::string> out;
   for (const auto& item : *v) {
     if (!item.is_string()) wrong(name, "a string or a list of strings");
@@ -119,12 +127,13 @@ std::vector<std::string> strings_field(const nlohmann::json& body, const char* n
   return out;
 }
 
-std::vector<std::string> texts_field(const nlohmann::json& body, const char* name, std::size_t max_items, std::size_t max_bytes,
-                                     std::string_view token_ids_hint) {
+std::vector<std::string> texts_field(const nlohmann::json& body, const char* name, std::size_t max_items,
+                                     std::size_t max_bytes, std::string_view token_ids_hint) {
   const auto* v = find(body, name);
   if (!v) throw bad_request(std::string("'") + name + "' is required");
   if ((v->is_array() && !v->empty() && !(*v)[0].is_string()) || v->is_number()) {
-    throw bad_request(std::string("'") + name + "' must be text (a string or a list of strings); token ids are not supported" +
+    throw bad_request(std::string("'") + name +
+                      "' must be text (a string or a list of strings); token ids are not supported" +
                       std::string(token_ids_hint));
   }
   auto texts = strings_field(body, name, max_items);

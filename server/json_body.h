@@ -33,8 +33,8 @@ std::optional<long long> optional_integer(const nlohmann::json& body, const char
 std::vector<std::string> strings_field(const nlohmann::json& body, const char* name, std::size_t max_items);
 // Texts to embed or tokenize: a required string or list of strings (token ids refused, `token_ids_hint`
 // added to the message), at most `max_items` of them, each at most `max_bytes`. May be empty.
-std::vector<std::string> texts_field(const nlohmann::json& body, const char* name, std::size_t max_items, std::size_t max_bytes,
-                                     std::string_view token_ids_hint = "");
+std::vector<std::string> texts_field(const nlohmann::json& body, const char* name, std::size_t max_items,
+                                     std::size_t max_bytes, std::string_view token_ids_hint = "");
 
 // The value, or throws the error as an ApiError.
 template <class T>

@@ -9,17 +9,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "server/api_error.h"
-#include "server/api_keys.h"
 #include "core/log.h"
 #include "core/random_id.h"
+#include "queue/answer_task.h"
+#include "server/api_error.h"
+#include "server/api_keys.h"
 #include "server/local_conversations.h"
-#include "server/shared_api_keys.h"
-#include "server/shared_conversations.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
+#include "server/shared_api_keys.h"
+#include "server/shared_conversations.h"
 #include "server/work_pool.h"
-#include "queue/answer_task.h"
 #include "store/change_follower.h"
 
 namespace kotae::server {
@@ -35,7 +35,7 @@ struct KotaeServer::State {
   std::shared_ptr<const ApiKeys> keys = std::make_shared<const ApiKeys>();
   mutable std::mutex keys_mutex;
   bool keyed = false;
-  bool keys_refreshed = true;  // the last refresh worked (a failure is logged once, not every second)
+  bool keys_refreshed = true;                  // the last refresh worked (a failure is logged once, not every second)
   std::shared_ptr<store::PgPool> shared_pool;  // over a shared store: jobs' records, keys and conversations
   OriginPolicy origins;
   RateLimiter limiter;
@@ -62,7 +62,8 @@ std::string replica_name() {
 std::string request_id_of(const HttpRequest& request) {
   const auto given = request.header("x-request-id");
   constexpr std::string_view allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-";
-  if (!given.empty() && given.size() <= 128 && given.find_first_not_of(allowed) == std::string_view::npos) return std::string(given);
+  if (!given.empty() && given.size() <= 128 && given.find_first_not_of(allowed) == std::string_view::npos)
+    return std::string(given);
   return random_id("req-");
 }
 
@@ -70,8 +71,14 @@ void log_request(const std::string& method, const std::string& route, const std:
                  const std::string& request_id, const std::string& tenant) {
   // A 503 is the server protecting itself (loading, busy): worth a look, not an error.
   const LogLevel level = status == 503 ? LogLevel::warn : status >= 500 ? LogLevel::error : LogLevel::info;
-  log_event("request", {{"method", method}, {"route", route}, {"path", path}, {"status", status},
-                        {"ms", std::round(ms * 1000) / 1000}, {"request_id", request_id}, {"tenant", tenant}},
+  log_event("request",
+            {{"method", method},
+             {"route", route},
+             {"path", path},
+             {"status", status},
+             {"ms", std::round(ms * 1000) / 1000},
+             {"request_id", request_id},
+             {"tenant", tenant}},
             level);
 }
 
@@ -82,8 +89,13 @@ class MeteredResponder final : public Responder {
   using Headers = std::vector<std::pair<std::string, std::string>>;
   MeteredResponder(std::shared_ptr<Responder> inner, ServerMetrics& metrics, std::string method, std::string path,
                    std::string route, std::string request_id, Headers added)
-      : inner_(std::move(inner)), metrics_(metrics), method_(std::move(method)), path_(std::move(path)),
-        route_(std::move(route)), request_id_(std::move(request_id)), added_(std::move(added)) {
+      : inner_(std::move(inner)),
+        metrics_(metrics),
+        method_(std::move(method)),
+        path_(std::move(path)),
+        route_(std::move(route)),
+        request_id_(std::move(request_id)),
+        added_(std::move(added)) {
     added_.emplace_back("X-Request-Id", request_id_);
   }
   void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
@@ -166,7 +178,8 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   if (s.catalog->shared()) {
     s.shared_pool = std::make_shared<store::PgPool>(s.catalog->url());
     server->refresh_keys();
-    if (!s.keys_refreshed) return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
+    if (!s.keys_refreshed)
+      return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
     s.context.conversations = std::make_unique<SharedConversations>(s.shared_pool, options.conversations_per_tenant);
   } else {
     // Beside the collections: the --store folder, else the data directory.
@@ -180,8 +193,9 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   s.context.document_files = std::make_unique<DocumentFiles>(s.shared_pool);
   if (!options.work_queue.empty()) {
     if (!s.catalog->shared()) {
-      return make_error(ErrorCode::invalid_argument, "a work queue (--queue) needs a shared store (--store postgres://…): "
-                                                     "the workers read the uploads from it");
+      return make_error(ErrorCode::invalid_argument,
+                        "a work queue (--queue) needs a shared store (--store postgres://…): "
+                        "the workers read the uploads from it");
     }
     auto queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, options.work_queue_options);
     if (auto reachable = queues->acquire(); !reachable) return reachable.error();  // a wrong URL: said now
@@ -242,11 +256,13 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     }
     s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest);
     if (s.catalog->shared()) {
-      s.context.shared_jobs = std::make_shared<SharedJobRecords>(s.shared_pool, replica_name(), s.options.ingest.finished_kept);
+      s.context.shared_jobs =
+          std::make_shared<SharedJobRecords>(s.shared_pool, replica_name(), s.options.ingest.finished_kept);
       s.context.jobs->share_records(s.context.shared_jobs);
-      s.context.jobs->set_keeper([&s](const ServedCollection& c, const std::string& name, const std::filesystem::path& file) {
-        return s.context.document_files->keep(c, name, file);
-      });
+      s.context.jobs->set_keeper(
+          [&s](const ServedCollection& c, const std::string& name, const std::filesystem::path& file) {
+            return s.context.document_files->keep(c, name, file);
+          });
     }
     s.context.jobs->set_observer([&s](std::uint64_t bytes, std::size_t chunks, double seconds) {
       s.context.metrics.ingested(bytes, chunks, seconds);
@@ -258,11 +274,17 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   return server;
 }
 
-KotaeServer::~KotaeServer() { shutdown(std::chrono::milliseconds(0)); }
+KotaeServer::~KotaeServer() {
+  shutdown(std::chrono::milliseconds(0));
+}
 
-unsigned short KotaeServer::port() const { return state_->http->port(); }
+unsigned short KotaeServer::port() const {
+  return state_->http->port();
+}
 
-Result<void> KotaeServer::wait_until_ready() { return state_->loaded_future.get(); }
+Result<void> KotaeServer::wait_until_ready() {
+  return state_->loaded_future.get();
+}
 
 bool KotaeServer::shutdown(std::chrono::milliseconds deadline) {
   if (!state_ || !state_->http) return true;
@@ -331,15 +353,18 @@ std::variant<ApiKey, HttpResponse> KotaeServer::identify(const HttpRequest& requ
   }
   const ApiKey* key = keys->find(presented);
   if (!key) {
-    auto response = error_response({401, "invalid_api_key", presented.empty() ? "send an API key: Authorization: Bearer KEY"
-                                                                             : "the API key is not valid"});
+    auto response =
+        error_response({401, "invalid_api_key",
+                        presented.empty() ? "send an API key: Authorization: Bearer KEY" : "the API key is not valid"});
     response.headers.emplace_back("WWW-Authenticate", "Bearer");
     return response;
   }
-  if (access == Access::admin && !key->admin) return error_response({403, "forbidden", "this endpoint needs an admin key"});
+  if (access == Access::admin && !key->admin)
+    return error_response({403, "forbidden", "this endpoint needs an admin key"});
   if (const auto tenant = request.header("x-kotae-tenant"); !tenant.empty()) {
     if (!key->admin) return error_response({403, "forbidden", "only an admin key may act for another tenant"});
-    if (!valid_tenant(tenant)) return error_response({400, "invalid_request", "X-Kotae-Tenant: letters, digits, '_' and '-'"});
+    if (!valid_tenant(tenant))
+      return error_response({400, "invalid_request", "X-Kotae-Tenant: letters, digits, '_' and '-'"});
   }
   return *key;
 }
@@ -375,7 +400,8 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access)
   call.quota = key.quota;
   if (const auto tenant = call.request.header("x-kotae-tenant"); !tenant.empty()) call.tenant = std::string(tenant);
   if (const auto wait = s.limiter.take(key.name, key.rate_per_second, key.burst)) {
-    auto response = error_response({429, "rate_limited", "too many requests for key '" + key.name + "'; retry shortly"});
+    auto response =
+        error_response({429, "rate_limited", "too many requests for key '" + key.name + "'; retry shortly"});
     for (auto& [name, value] : response.headers) {
       if (name == "Retry-After") value = std::to_string(static_cast<long>(std::ceil(*wait)));
     }
@@ -388,9 +414,10 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
   auto& s = *state_;
   Call call{std::move(request), nullptr, kLocalTenant, true, {}};
   const auto match = s.router.match(call.request);
-  auto metered = std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
-                                                    call.request.path, match.handler ? match.pattern : "unmatched",
-                                                    request_id_of(call.request), s.origins.response_headers(call.request));
+  auto metered =
+      std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
+                                         call.request.path, match.handler ? match.pattern : "unmatched",
+                                         request_id_of(call.request), s.origins.response_headers(call.request));
   call.responder = metered;
   if (!match.handler) return call.responder->send(unrouted(match, call.request));
   if (s.keyed && match.options.access != Access::open) {
@@ -412,8 +439,9 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
   }
   auto task = [handler = match.handler, call]() mutable { run_handler(*handler, call); };
   if (!s.work->try_post(std::move(task))) {
-    call.responder->send(error_response({503, "overloaded", "the server is busy (" + std::to_string(s.work->queued()) +
-                                                                " requests waiting); retry shortly"}));
+    call.responder->send(error_response(
+        {503, "overloaded",
+         "the server is busy (" + std::to_string(s.work->queued()) + " requests waiting); retry shortly"}));
   }
 }
 

@@ -14,9 +14,9 @@
 
 #include "core/result.h"
 #include "queue/queued_generator.h"
+#include "rag/answer_cache.h"
 #include "server/api_keys.h"
 #include "server/http_server.h"
-#include "rag/answer_cache.h"
 #include "server/model_pool.h"
 #include "server/router.h"
 #include "server/server_context.h"
@@ -31,10 +31,10 @@ struct ServerOptions {
   std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
   IngestJobsOptions ingest;
   std::size_t conversations_per_tenant = 1000;  // stored per tenant; beyond it the least recently updated go
-  std::filesystem::path api_keys_file;  // empty: no keys, one open local tenant
-  std::vector<std::string> cors_origins;  // origins whose pages may call the API (server/origin_policy.h)
+  std::filesystem::path api_keys_file;          // empty: no keys, one open local tenant
+  std::vector<std::string> cors_origins;        // origins whose pages may call the API (server/origin_policy.h)
   rag::AnswerCacheOptions cache;
-  double cache_ttl_s = 600;  // the flag's form of cache.ttl
+  double cache_ttl_s = 600;     // the flag's form of cache.ttl
   store::CatalogOptions store;  // where the collections are (--store, --index-cache); its data_dir: models.data_dir
   // Over a shared store, how often every open collection is checked for others' commits even
   // without a notification (one lost while the connection was down).

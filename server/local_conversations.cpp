@@ -21,11 +21,17 @@ CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, upda
 )sql";
 
 ConversationSummary read_summary(const store::Statement& row) {
-  return {std::string(row.column_text(0)), std::string(row.column_text(1)), std::string(row.column_text(2)),
-          row.column_double(3), row.column_double(4), static_cast<std::size_t>(row.column_int64(5))};
+  return {std::string(row.column_text(0)),
+          std::string(row.column_text(1)),
+          std::string(row.column_text(2)),
+          row.column_double(3),
+          row.column_double(4),
+          static_cast<std::size_t>(row.column_int64(5))};
 }
 
-std::int64_t int64(std::size_t n) { return static_cast<std::int64_t>(n); }
+std::int64_t int64(std::size_t n) {
+  return static_cast<std::int64_t>(n);
+}
 
 // Runs a statement with RETURNING to its end (its change commits there): whether it returned a row.
 Result<bool> changed(store::Statement& statement) {
@@ -37,7 +43,7 @@ Result<bool> changed(store::Statement& statement) {
 }  // namespace
 
 Result<std::unique_ptr<LocalConversations>> LocalConversations::open(const std::filesystem::path& file,
-                                                                    std::size_t per_tenant) {
+                                                                     std::size_t per_tenant) {
   auto db = KOTAE_TRY_VALUE(store::Database::open(file, store::Database::Mode::read_write_create));
   KOTAE_TRY(db->execute(kSchema));
   return std::unique_ptr<LocalConversations>(new LocalConversations(std::move(db), per_tenant));

@@ -4,13 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/log.h"
 #include "core/paths.h"
 #include "model/cross_encoder.h"
 #include "model/embedding_reranker.h"
 #include "model/encoder_loading.h"
 #include "model/installed_models.h"
 #include "model/sentence_encoder.h"
-#include "core/log.h"
 
 namespace kotae::server {
 
@@ -34,12 +34,16 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
                                          pool->failure_reporter(options.reranker));
     if (!cross) return cross.error();
     if (!why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
-      log_event("cuda_encoder_unavailable", {{"model", options.reranker}, {"reason", why_not_cuda}, {"using", (*cross)->provider()}}, LogLevel::warn);
+      log_event("cuda_encoder_unavailable",
+                {{"model", options.reranker}, {"reason", why_not_cuda}, {"using", (*cross)->provider()}},
+                LogLevel::warn);
     }
     const std::string provider = (*cross)->provider();
     pool->reranker_model_ = options.reranker;
-    pool->cross_encoder_ = std::make_unique<batch::BatchedReranker>(std::shared_ptr<const PairScorer>(std::move(*cross)), options.batch);
-    if (options.on_model_loaded) pool->cross_encoder_->set_observer(options.on_model_loaded(options.reranker, provider));
+    pool->cross_encoder_ =
+        std::make_unique<batch::BatchedReranker>(std::shared_ptr<const PairScorer>(std::move(*cross)), options.batch);
+    if (options.on_model_loaded)
+      pool->cross_encoder_->set_observer(options.on_model_loaded(options.reranker, provider));
     const std::string warm[] = {"warm-up passage"};
     if (auto scored = pool->cross_encoder_->score("warm-up", warm); !scored) return scored.error();
   }
@@ -55,10 +59,15 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
 Result<void> ModelPool::set_aliases(const std::vector<std::string>& entries) {
   for (const auto& entry : entries) {
     const auto equals = entry.find('=');
-    const std::string name = entry.substr(0, equals), model = equals == std::string::npos ? "" : entry.substr(equals + 1);
-    auto bad = [&](const std::string& why) { return make_error(ErrorCode::invalid_argument, "--alias " + entry + ": " + why); };
+    const std::string name = entry.substr(0, equals),
+                      model = equals == std::string::npos ? "" : entry.substr(equals + 1);
+    auto bad = [&](const std::string& why) {
+      return make_error(ErrorCode::invalid_argument, "--alias " + entry + ": " + why);
+    };
     if (name.empty() || model.empty()) return bad("give NAME=MODEL");
-    if (name.size() > 128 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") != std::string::npos) {
+    if (name.size() > 128 ||
+        name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-") !=
+            std::string::npos) {
       return bad("a name is at most 128 letters, digits, '.', '_', ':' and '-'");
     }
     if (aliases_.contains(name)) return bad("'" + name + "' is already an alias");
@@ -82,7 +91,9 @@ OnGpuFailure ModelPool::failure_reporter(const std::string& model) const {
   return [report = on_gpu_failure_, model](const GpuFailure& failure) { report(model, failure); };
 }
 
-std::vector<InstalledModel> ModelPool::installed() const { return installed_models(models_dir(data_dir_)); }
+std::vector<InstalledModel> ModelPool::installed() const {
+  return installed_models(models_dir(data_dir_));
+}
 
 const std::string& ModelPool::resolve(const std::string& name) const {
   const auto it = aliases_.find(name);
@@ -95,7 +106,9 @@ Generator* ModelPool::generator(const std::string& name) const {
     Generator* g = b.answerer ? b.answerer->generator() : nullptr;
     if (!g) continue;
     const auto started_as = generator_models_.find(wanted);
-    if (g->id() == wanted || b.name == wanted || (started_as != generator_models_.end() && started_as->second == b.name)) return g;
+    if (g->id() == wanted || b.name == wanted ||
+        (started_as != generator_models_.end() && started_as->second == b.name))
+      return g;
   }
   return nullptr;
 }
@@ -131,10 +144,12 @@ Result<const ModelPool::Loaded*> ModelPool::load_embedder(const std::string& mod
     return make_error(ErrorCode::not_found, "no embedding model '" + model + "' is installed");
   }
   std::string why_not_cuda;
-  auto loaded = load_best_encoder(models_dir(data_dir_) / model, encoder_options_, &why_not_cuda, failure_reporter(model));
+  auto loaded =
+      load_best_encoder(models_dir(data_dir_) / model, encoder_options_, &why_not_cuda, failure_reporter(model));
   // A GPU that the native encoder could not use deserves one log line; no GPU is the normal case.
   if (loaded && !why_not_cuda.empty() && why_not_cuda.rfind("no GPU", 0) != 0) {
-    log_event("cuda_encoder_unavailable", {{"model", model}, {"reason", why_not_cuda}, {"using", (*loaded)->provider()}}, LogLevel::warn);
+    log_event("cuda_encoder_unavailable",
+              {{"model", model}, {"reason", why_not_cuda}, {"using", (*loaded)->provider()}}, LogLevel::warn);
   }
   if (!loaded) {
     // The client hears only that the model cannot be loaded; the operator's log says why (an integrity
@@ -171,7 +186,8 @@ Result<std::shared_ptr<const Encoder>> ModelPool::bulk_encoder(const std::string
 std::vector<EmbedderStatus> ModelPool::embedders() const {
   std::lock_guard lock(mutex_);
   std::vector<EmbedderStatus> out;
-  for (const auto& [name, e] : embedders_) out.push_back({name, e.model->id(), e.model->provider(), e.model->precision(), e.batcher->queue_depth()});
+  for (const auto& [name, e] : embedders_)
+    out.push_back({name, e.model->id(), e.model->provider(), e.model->precision(), e.batcher->queue_depth()});
   return out;
 }
 

@@ -15,8 +15,8 @@
 #include "core/result.h"
 #include "model/gpu_failover.h"
 #include "model/installed_models.h"
-#include "model/sentence_encoder.h"
 #include "model/reranker.h"
+#include "model/sentence_encoder.h"
 #include "rag/answer_backends.h"
 
 namespace kotae::server {
@@ -35,7 +35,8 @@ struct ModelPoolOptions {
   batch::BatchPolicy batch;
   // Told of each model with a batcher (embedders, the reranker) as it loads; the batcher reports to the
   // observer returned.
-  std::function<std::shared_ptr<batch::BatchObserver>(const std::string& model, const std::string& provider)> on_model_loaded;
+  std::function<std::shared_ptr<batch::BatchObserver>(const std::string& model, const std::string& provider)>
+      on_model_loaded;
   // Told when a model's GPU fails after loading and the model moves to the CPU (model/gpu_failover.h).
   std::function<void(const std::string& model, const GpuFailure& failure)> on_gpu_failure;
 };

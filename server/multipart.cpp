@@ -53,7 +53,9 @@ std::optional<std::string> multipart_boundary(std::string_view content_type) {
 
 Result<std::vector<FormPart>> parse_multipart(std::string_view body, std::string_view boundary) {
   const std::string delimiter = "--" + std::string(boundary);
-  auto bad = [](const std::string& why) { return make_error(ErrorCode::invalid_argument, "malformed multipart body: " + why); };
+  auto bad = [](const std::string& why) {
+    return make_error(ErrorCode::invalid_argument, "malformed multipart body: " + why);
+  };
   std::size_t at = body.find(delimiter);
   if (at == std::string_view::npos) return bad("no boundary");
   std::vector<FormPart> parts;

@@ -15,7 +15,8 @@ std::string message_text(const nlohmann::json& message) {
   for (const auto& part : *it) {
     if (!part.is_object()) throw bad_request("a message's content parts must be objects");
     const auto type = part.find("type");
-    if (type == part.end() || !type->is_string() || *type != "text") throw bad_request("only text content parts are supported");
+    if (type == part.end() || !type->is_string() || *type != "text")
+      throw bad_request("only text content parts are supported");
     if (!text.empty()) text += "\n";
     text += string_field(part, "text");
   }
@@ -53,10 +54,12 @@ void refuse_unsupported(const nlohmann::json& body) {
     return it != body.end() && !it->is_null() && !(it->is_array() && it->empty());
   };
   for (const char* name : {"tools", "functions"}) {
-    if (present(name)) throw bad_request(std::string("'") + name + "' is not supported: Kotae's generators do not call tools");
+    if (present(name))
+      throw bad_request(std::string("'") + name + "' is not supported: Kotae's generators do not call tools");
   }
   for (const char* name : {"tool_choice", "function_call"}) {
-    if (present(name) && body[name] != "none") throw bad_request(std::string("'") + name + "' is not supported: Kotae's generators do not call tools");
+    if (present(name) && body[name] != "none")
+      throw bad_request(std::string("'") + name + "' is not supported: Kotae's generators do not call tools");
   }
   if (present("response_format")) {
     const auto& format = body["response_format"];
@@ -73,8 +76,9 @@ void refuse_unsupported(const nlohmann::json& body) {
 EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiLimits& limits,
                                           const std::string& default_model) {
   EmbeddingsRequest request;
-  request.texts = texts_field(body, "input", limits.max_embedding_inputs, limits.max_text_bytes,
-                              " (LangChain's OpenAIEmbeddings sends them unless created with check_embedding_ctx_length=False)");
+  request.texts =
+      texts_field(body, "input", limits.max_embedding_inputs, limits.max_text_bytes,
+                  " (LangChain's OpenAIEmbeddings sends them unless created with check_embedding_ctx_length=False)");
   if (request.texts.empty()) throw bad_request("'input' is empty");
   for (const auto& t : request.texts) {
     if (t.empty()) throw bad_request("'input' holds an empty text");
@@ -88,7 +92,8 @@ EmbeddingsRequest read_embeddings_request(const nlohmann::json& body, const ApiL
     throw bad_request("'input_type' must be query, passage or document");
   }
   request.role = input_type == "query" ? TextRole::query : TextRole::passage;
-  if (body.contains("dimensions") && !body["dimensions"].is_null()) throw bad_request("'dimensions' is not supported: the model's vectors have a fixed size");
+  if (body.contains("dimensions") && !body["dimensions"].is_null())
+    throw bad_request("'dimensions' is not supported: the model's vectors have a fixed size");
   return request;
 }
 
@@ -109,9 +114,10 @@ ChatRequest read_chat_request(const nlohmann::json& body, const ApiLimits& limit
     request.options["max_tokens"] = body["max_completion_tokens"];
   }
   request.grounded = body.contains("collection") && !body["collection"].is_null();
-  if (request.grounded && request.messages.back().role == "user" && request.messages.back().content.size() > limits.max_query_bytes) {
-    throw bad_request("the last user message is the question, and is longer than " + std::to_string(limits.max_query_bytes) +
-                      " bytes");
+  if (request.grounded && request.messages.back().role == "user" &&
+      request.messages.back().content.size() > limits.max_query_bytes) {
+    throw bad_request("the last user message is the question, and is longer than " +
+                      std::to_string(limits.max_query_bytes) + " bytes");
   }
   return request;
 }

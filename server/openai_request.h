@@ -32,13 +32,13 @@ struct ChatRequest {
   std::vector<ChatMessage> messages;  // not empty; "developer" is read as "system"
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage: a last chunk with the token counts
-  std::string model;    // echoed in the response; picks the generator when it names one (or its alias)
-  bool grounded = false;  // names a "collection": answered from it, with citations
-  nlohmann::json options;  // the body, with max_completion_tokens as max_tokens when that is unset
+  std::string model;           // echoed in the response; picks the generator when it names one (or its alias)
+  bool grounded = false;       // names a "collection": answered from it, with citations
+  nlohmann::json options;      // the body, with max_completion_tokens as max_tokens when that is unset
 };
 // Fields that change the answer's meaning and are not supported (tools, response_format other than
-// text, n > 1, logprobs) are refused, not ignored. At most limits.max_messages messages of limits.max_text_bytes each; a grounded chat's last user
-// message is its question and has the same limit as /v1/ask's (max_query_bytes).
+// text, n > 1, logprobs) are refused, not ignored. At most limits.max_messages messages of limits.max_text_bytes each;
+// a grounded chat's last user message is its question and has the same limit as /v1/ask's (max_query_bytes).
 ChatRequest read_chat_request(const nlohmann::json& body, const ApiLimits& limits);
 
 }  // namespace kotae::server

@@ -33,13 +33,18 @@ long long unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string dump(const nlohmann::json& j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); }
+std::string dump(const nlohmann::json& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 // OpenAI's finish reasons: "stop" or "length".
-std::string finish_reason(const std::string& ours) { return ours == "length" ? "length" : "stop"; }
+std::string finish_reason(const std::string& ours) {
+  return ours == "length" ? "length" : "stop";
+}
 
 nlohmann::json usage(const GenerationStats& stats) {
-  return {{"prompt_tokens", stats.prompt_tokens}, {"completion_tokens", stats.generated_tokens},
+  return {{"prompt_tokens", stats.prompt_tokens},
+          {"completion_tokens", stats.generated_tokens},
           {"total_tokens", stats.prompt_tokens + stats.generated_tokens}};
 }
 
@@ -50,8 +55,12 @@ struct Completion {
   bool include_usage = false;
 
   nlohmann::json chunk(nlohmann::json delta, const nlohmann::json& finish = nullptr) const {
-    return {{"id", id},     {"object", "chat.completion.chunk"}, {"created", created}, {"model", model},
-            {"choices", nlohmann::json::array({{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", finish}}})}};
+    return {
+        {"id", id},
+        {"object", "chat.completion.chunk"},
+        {"created", created},
+        {"model", model},
+        {"choices", nlohmann::json::array({{{"index", 0}, {"delta", std::move(delta)}, {"finish_reason", finish}}})}};
   }
   nlohmann::json whole(const std::string& text, const std::string& finish, const GenerationStats& stats) const {
     return {{"id", id},
@@ -67,8 +76,12 @@ struct Completion {
   // (as OpenAI sends it), then [DONE].
   void finish_stream(Responder& out, const GenerationStats* stats) const {
     if (include_usage && stats) {
-      out.event("", dump({{"id", id}, {"object", "chat.completion.chunk"}, {"created", created}, {"model", model},
-                          {"choices", nlohmann::json::array()}, {"usage", usage(*stats)}}));
+      out.event("", dump({{"id", id},
+                          {"object", "chat.completion.chunk"},
+                          {"created", created},
+                          {"model", model},
+                          {"choices", nlohmann::json::array()},
+                          {"usage", usage(*stats)}}));
     }
     out.event("", "[DONE]");
     out.end_events();
@@ -98,28 +111,33 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
   auto* metrics = &context.metrics;
   const std::string backend = generator->id().substr(0, generator->id().find(':'));  // "llama.cpp", "openai", ...
   if (!stream) {
-    return generator->start(std::move(messages), std::move(options), {}, [out, completion, metrics, backend](Result<Generation> generated) {
-      if (!generated) return out->send(error_response(from_error(generated.error())));
-      metrics->generation(backend, generated->stats);
-      out->send(json_response(200, completion.whole(generated->text, generated->stats.finish_reason, generated->stats)));
-    });
+    return generator->start(
+        std::move(messages), std::move(options), {}, [out, completion, metrics, backend](Result<Generation> generated) {
+          if (!generated) return out->send(error_response(from_error(generated.error())));
+          metrics->generation(backend, generated->stats);
+          out->send(
+              json_response(200, completion.whole(generated->text, generated->stats.finish_reason, generated->stats)));
+        });
   }
   out->begin_events();
   out->event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
   generator->start(
       std::move(messages), std::move(options),
-      [out, completion](std::string_view piece) { return out->event("", dump(completion.chunk({{"content", piece}}))); },
+      [out, completion](std::string_view piece) {
+        return out->event("", dump(completion.chunk({{"content", piece}})));
+      },
       [out, completion, metrics, backend](Result<Generation> generated) {
         if (generated) metrics->generation(backend, generated->stats);
-        out->event("", dump(generated ? completion.chunk(nlohmann::json::object(), finish_reason(generated->stats.finish_reason))
+        out->event("", dump(generated ? completion.chunk(nlohmann::json::object(),
+                                                         finish_reason(generated->stats.finish_reason))
                                       : error_chunk(generated.error())));
         completion.finish_stream(*out, generated ? &generated->stats : nullptr);
       });
 }
 
 // The last user message is the question; earlier user/assistant pairs are the conversation.
-void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& body, const std::vector<ChatMessage>& messages,
-                   bool stream, Completion completion) {
+void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& body,
+                   const std::vector<ChatMessage>& messages, bool stream, Completion completion) {
   if (messages.back().role != "user") throw bad_request("the last message must be the user's question");
   const auto& question = messages.back().content;
   if (question.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_request("the question is empty");
@@ -135,22 +153,26 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
   rag::AnswerPipeline pipeline(*collection->encoder, context.models->cross_encoder(),
                                requested_backends(body, context.models->backends()));
   auto kotae_part = [collection](const rag::Answer& a) {
-    return nlohmann::json{{"backend", a.backend}, {"covered", a.covered}, {"collection", collection->name},
-                          {"citations", rag::citations_json(a.citations)}, {"sources", rag::sources_json(a.sources)},
+    return nlohmann::json{{"backend", a.backend},
+                          {"covered", a.covered},
+                          {"collection", collection->name},
+                          {"citations", rag::citations_json(a.citations)},
+                          {"sources", rag::sources_json(a.sources)},
                           {"timings_ms", rag::to_json(a.timings)}};
   };
   auto out = call.responder;
   auto post = context.continuations();
   if (!stream) {
-    return pipeline.ask_async(question, *collection->store, std::move(options), conversation.get(), {},
-                              [out, completion, kotae_part, conversation](Result<rag::Answer> answer) {
-                                if (!answer) return out->send(error_response(from_error(answer.error())));
-                                auto json = completion.whole(answer->text, answer->generation.finish_reason, answer->generation);
-                                json["choices"][0]["message"]["citations"] = rag::citations_json(answer->citations);
-                                json["kotae"] = kotae_part(*answer);
-                                out->send(json_response(200, json));
-                              },
-                              post);
+    return pipeline.ask_async(
+        question, *collection->store, std::move(options), conversation.get(), {},
+        [out, completion, kotae_part, conversation](Result<rag::Answer> answer) {
+          if (!answer) return out->send(error_response(from_error(answer.error())));
+          auto json = completion.whole(answer->text, answer->generation.finish_reason, answer->generation);
+          json["choices"][0]["message"]["citations"] = rag::citations_json(answer->citations);
+          json["kotae"] = kotae_part(*answer);
+          out->send(json_response(200, json));
+        },
+        post);
   }
   out->begin_events();
   out->event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
@@ -164,31 +186,33 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
     }
     return true;
   };
-  pipeline.ask_async(question, *collection->store, std::move(options), conversation.get(), sink,
-                     [out, completion, kotae_part, conversation](Result<rag::Answer> answer) {
-                       if (!answer) {
-                         out->event("", dump(error_chunk(answer.error())));
-                       } else {
-                         auto last = completion.chunk(nlohmann::json::object(), finish_reason(answer->generation.finish_reason));
-                         last["kotae"] = kotae_part(*answer);
-                         out->event("", dump(last));
-                       }
-                       completion.finish_stream(*out, answer ? &answer->generation : nullptr);
-                     },
-                     post);
+  pipeline.ask_async(
+      question, *collection->store, std::move(options), conversation.get(), sink,
+      [out, completion, kotae_part, conversation](Result<rag::Answer> answer) {
+        if (!answer) {
+          out->event("", dump(error_chunk(answer.error())));
+        } else {
+          auto last = completion.chunk(nlohmann::json::object(), finish_reason(answer->generation.finish_reason));
+          last["kotae"] = kotae_part(*answer);
+          out->event("", dump(last));
+        }
+        completion.finish_stream(*out, answer ? &answer->generation : nullptr);
+      },
+      post);
 }
 
 }  // namespace
 
 void add_openai_routes(Router& router, ServerContext& context) {
   router.add("POST", "/v1/embeddings", [&context](Call& call) {
-    const auto request = read_embeddings_request(parse_json_object(call.request), context.limits,
-                                                 context.models->default_embedder());
+    const auto request =
+        read_embeddings_request(parse_json_object(call.request), context.limits, context.models->default_embedder());
     const auto& texts = request.texts;
     const auto& model = request.model;
     auto encoder = context.models->encoder(context.models->resolve(model));
     if (!encoder) {
-      if (encoder.error().code == ErrorCode::not_found) throw ApiError{404, "model_not_found", "no embedding model '" + model + "' on this server"};
+      if (encoder.error().code == ErrorCode::not_found)
+        throw ApiError{404, "model_not_found", "no embedding model '" + model + "' on this server"};
       throw from_error(encoder.error());
     }
     std::vector<text::Encoding> encodings;
@@ -198,8 +222,8 @@ void add_openai_routes(Router& router, ServerContext& context) {
       tokens += encodings.back().size();
     }
     // The vectors come back on the batcher's thread; the response is written on the work pool.
-    (*encoder)->embed_encoded_async(std::move(encodings), [&context, out = call.responder, base64 = request.base64, model,
-                                                           tokens, keep = *encoder](Result<Embeddings> vectors) {
+    (*encoder)->embed_encoded_async(std::move(encodings), [&context, out = call.responder, base64 = request.base64,
+                                                           model, tokens, keep = *encoder](Result<Embeddings> vectors) {
       context.continuations()([out, base64, model, tokens, vectors = std::move(vectors)] {
         if (!vectors) return out->send(error_response(from_error(vectors.error())));
         nlohmann::json data = nlohmann::json::array();
@@ -212,7 +236,9 @@ void add_openai_routes(Router& router, ServerContext& context) {
           }
           data.push_back(std::move(item));
         }
-        out->send(json_response(200, {{"object", "list"}, {"data", data}, {"model", model},
+        out->send(json_response(200, {{"object", "list"},
+                                      {"data", data},
+                                      {"model", model},
                                       {"usage", {{"prompt_tokens", tokens}, {"total_tokens", tokens}}}}));
       });
     });
@@ -222,8 +248,11 @@ void add_openai_routes(Router& router, ServerContext& context) {
     const auto& models = *context.models;
     nlohmann::json data = nlohmann::json::array();
     auto add = [&](const std::string& id, const std::string& kind, const std::string& name) {
-      nlohmann::json entry{{"id", call.admin ? id : redact_locations(id)}, {"object", "model"}, {"created", 0},
-                           {"owned_by", "kotae"}, {"kind", kind}};
+      nlohmann::json entry{{"id", call.admin ? id : redact_locations(id)},
+                           {"object", "model"},
+                           {"created", 0},
+                           {"owned_by", "kotae"},
+                           {"kind", kind}};
       nlohmann::json aliases = nlohmann::json::array();
       for (const auto& [alias, target] : models.aliases()) {
         if (target == name || target == id) aliases.push_back(alias);
@@ -231,7 +260,11 @@ void add_openai_routes(Router& router, ServerContext& context) {
       if (!aliases.empty()) entry["aliases"] = aliases;
       data.push_back(std::move(entry));
       for (const auto& alias : aliases) {
-        data.push_back({{"id", alias}, {"object", "model"}, {"created", 0}, {"owned_by", "kotae"}, {"kind", kind},
+        data.push_back({{"id", alias},
+                        {"object", "model"},
+                        {"created", 0},
+                        {"owned_by", "kotae"},
+                        {"kind", kind},
                         {"alias_of", data.back()["id"]}});
       }
     };
@@ -253,7 +286,8 @@ void add_openai_routes(Router& router, ServerContext& context) {
     Completion completion;
     completion.model = request.model;
     completion.include_usage = request.include_usage;
-    if (request.grounded) return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
+    if (request.grounded)
+      return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
     plain_chat(call, context, request.options, request.messages, request.stream, std::move(completion));
   });
 }

@@ -12,7 +12,8 @@ namespace {
 
 std::string lower(std::string_view text) {
   std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -48,13 +49,15 @@ bool OriginPolicy::listed(std::string_view origin) const {
 std::optional<HttpResponse> OriginPolicy::check(const HttpRequest& head) const {
   const std::string_view host = head.header("host");
   if (loopback_hosts_only_ && !host.empty() && !is_loopback_host(host)) {
-    return error_response({403, "forbidden_host", "this server answers only to loopback host names (localhost, "
-                                                  "127.0.0.1, [::1]) without API keys"});
+    return error_response({403, "forbidden_host",
+                           "this server answers only to loopback host names (localhost, "
+                           "127.0.0.1, [::1]) without API keys"});
   }
   const std::string_view origin = head.header("origin");
   if (open_ && !origin.empty() && lower(origin) != "http://" + lower(host) && !listed(origin)) {
-    return error_response({403, "forbidden_origin", "requests from another site's pages are refused; list the "
-                                                    "site with --cors-origin to allow it"});
+    return error_response({403, "forbidden_origin",
+                           "requests from another site's pages are refused; list the "
+                           "site with --cors-origin to allow it"});
   }
   return std::nullopt;
 }
@@ -62,7 +65,8 @@ std::optional<HttpResponse> OriginPolicy::check(const HttpRequest& head) const {
 std::optional<HttpResponse> OriginPolicy::preflight(const HttpRequest& head) const {
   if (head.method != "OPTIONS" || head.header("access-control-request-method").empty()) return std::nullopt;
   const std::string_view origin = head.header("origin");
-  if (!listed(origin)) return error_response({403, "forbidden_origin", "this origin may not call the API (--cors-origin)"});
+  if (!listed(origin))
+    return error_response({403, "forbidden_origin", "this origin may not call the API (--cors-origin)"});
   HttpResponse reply{204, "text/plain", "", response_headers(head)};
   reply.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, DELETE");
   reply.headers.emplace_back("Access-Control-Allow-Headers", "Authorization, Content-Type, X-API-Key, X-Kotae-Tenant");

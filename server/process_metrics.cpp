@@ -41,7 +41,8 @@ double boot_time() {
 void add(std::string& out, const char* name, const char* type, const char* help, double value) {
   std::ostringstream line;
   line.precision(17);
-  line << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n" << name << " " << value << "\n";
+  line << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n"
+       << name << " " << value << "\n";
   out += line.str();
 }
 
@@ -61,14 +62,15 @@ std::string process_metrics_text() {
       boot_time() + std::stod(f[22]) / ticks);
   std::error_code ec;
   double fds = 0;
-  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec); !ec && it != std::filesystem::directory_iterator();
-       it.increment(ec)) {
+  for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     ++fds;
   }
   add(out, "process_open_fds", "gauge", "Number of open file descriptors.", fds);
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
-    add(out, "process_max_fds", "gauge", "Maximum number of open file descriptors.", static_cast<double>(limit.rlim_cur));
+    add(out, "process_max_fds", "gauge", "Maximum number of open file descriptors.",
+        static_cast<double>(limit.rlim_cur));
   }
   return out;
 }

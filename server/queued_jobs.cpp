@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "core/log.h"
 #include "server/job_record.h"
 #include "server/shared_job_records.h"
-#include "core/log.h"
 
 namespace kotae::server {
 
@@ -19,7 +19,9 @@ Result<JobStatus> parse_record(std::string_view text) {
 
 }  // namespace
 
-bool job_file_done(const JobFile& file) { return file.status != "queued" && file.status != "indexing"; }
+bool job_file_done(const JobFile& file) {
+  return file.status != "queued" && file.status != "indexing";
+}
 
 void settle_job(JobStatus& job, bool cancel_requested) {
   job.files_done = static_cast<std::size_t>(std::count_if(job.files.begin(), job.files.end(), job_file_done));
@@ -29,8 +31,10 @@ void settle_job(JobStatus& job, bool cancel_requested) {
   };
   const auto failures = count("failed");
   const auto files = static_cast<long>(job.files.size());
-  if (cancel_requested && count("cancelled") > 0) job.state = "cancelled";
-  else job.state = failures == files ? "failed" : failures > 0 ? "partial" : "succeeded";
+  if (cancel_requested && count("cancelled") > 0)
+    job.state = "cancelled";
+  else
+    job.state = failures == files ? "failed" : failures > 0 ? "partial" : "succeeded";
   if (job.finished == 0) job.finished = unix_seconds();
 }
 
@@ -38,7 +42,9 @@ QueuedJobs::QueuedJobs(std::shared_ptr<store::PgPool> pool, std::shared_ptr<queu
                        QueuedJobsOptions options)
     : pool_(std::move(pool)), queue_(std::move(queue)), options_(options) {}
 
-Result<queue::QueueStats> QueuedJobs::stats() { return queue_->stats(options_.stats_ttl); }
+Result<queue::QueueStats> QueuedJobs::stats() {
+  return queue_->stats(options_.stats_ttl);
+}
 
 Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::string& collection,
                                      const std::vector<UploadedFile>& files, queue::Priority priority) {
@@ -46,8 +52,8 @@ Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::strin
     const auto figures = KOTAE_TRY_VALUE(stats());
     if (static_cast<std::size_t>(figures.waiting) + files.size() > options_.max_waiting) {
       return make_error(ErrorCode::overloaded, "the ingestion queue holds " + std::to_string(figures.waiting) +
-                                                   " files waiting, its bound is " + std::to_string(options_.max_waiting) +
-                                                   ": try again later");
+                                                   " files waiting, its bound is " +
+                                                   std::to_string(options_.max_waiting) + ": try again later");
     }
   }
   JobStatus job;
@@ -70,19 +76,24 @@ Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::strin
     for (std::size_t i = 0; i < files.size(); ++i) {
       const auto& body = files[i].body;
       KOTAE_TRY(lease->query("INSERT INTO uploads(job_id, file, bytes) VALUES ($1, $2, $3)",
-                             store::PgParams().add(job.id).add(static_cast<std::int64_t>(i)).add_bytes(
-                                 std::as_bytes(std::span(body.data(), body.size())))));
+                             store::PgParams()
+                                 .add(job.id)
+                                 .add(static_cast<std::int64_t>(i))
+                                 .add_bytes(std::as_bytes(std::span(body.data(), body.size())))));
     }
     KOTAE_TRY(transaction.commit());
     // Where a tenant adds jobs, its oldest finished ones beyond the bound go (a failure only delays that).
     (void)forget_finished_jobs(*lease, tenant, options_.finished_kept);
   }
   std::vector<queue::Fields> entries;
-  for (std::size_t i = 0; i < files.size(); ++i) entries.push_back({{kJobField, job.id}, {kFileField, std::to_string(i)}});
+  for (std::size_t i = 0; i < files.size(); ++i)
+    entries.push_back({{kJobField, job.id}, {kFileField, std::to_string(i)}});
   // Sent again after a lost reply, an entry may be queued twice: the second finds its file done.
-  auto queued = queue_->with_queue([&](queue::WorkQueue& queue) { return queue.enqueue_all(priority, tenant, entries); });
+  auto queued =
+      queue_->with_queue([&](queue::WorkQueue& queue) { return queue.enqueue_all(priority, tenant, entries); });
   if (!queued) {  // never acknowledged: nothing of it stays
-    if (auto lease = pool_->acquire()) (void)(*lease)->query("DELETE FROM jobs WHERE id = $1", store::PgParams().add(job.id));
+    if (auto lease = pool_->acquire())
+      (void)(*lease)->query("DELETE FROM jobs WHERE id = $1", store::PgParams().add(job.id));
     return queued.error();
   }
   return job;
@@ -102,16 +113,23 @@ Result<std::optional<JobStatus>> QueuedJobs::update(const std::string& job_id,
                          store::PgParams().add(job_id).add(job_record(job).dump())));
   if (drop_upload) {
     const auto file = static_cast<std::int64_t>(*drop_upload);
-    if (*drop_upload < job.files.size() && (job.files[*drop_upload].status == "indexed" || job.files[*drop_upload].status == "unchanged")) {
+    if (*drop_upload < job.files.size() &&
+        (job.files[*drop_upload].status == "indexed" || job.files[*drop_upload].status == "unchanged")) {
       // The indexed file is kept as its document's, in the collection (server/document_files.h).
-      KOTAE_TRY(lease->query(
-          "INSERT INTO document_files(collection_id, path, bytes) "
-          "SELECT k.id, $5, u.bytes FROM uploads u JOIN collections k ON k.tenant = $3 AND k.name = $4 "
-          "WHERE u.job_id = $1 AND u.file = $2 "
-          "ON CONFLICT (collection_id, path) DO UPDATE SET bytes = excluded.bytes",
-          store::PgParams().add(job_id).add(file).add(job.tenant).add(job.collection).add(job.files[*drop_upload].name)));
+      KOTAE_TRY(
+          lease->query("INSERT INTO document_files(collection_id, path, bytes) "
+                       "SELECT k.id, $5, u.bytes FROM uploads u JOIN collections k ON k.tenant = $3 AND k.name = $4 "
+                       "WHERE u.job_id = $1 AND u.file = $2 "
+                       "ON CONFLICT (collection_id, path) DO UPDATE SET bytes = excluded.bytes",
+                       store::PgParams()
+                           .add(job_id)
+                           .add(file)
+                           .add(job.tenant)
+                           .add(job.collection)
+                           .add(job.files[*drop_upload].name)));
     }
-    KOTAE_TRY(lease->query("DELETE FROM uploads WHERE job_id = $1 AND file = $2", store::PgParams().add(job_id).add(file)));
+    KOTAE_TRY(
+        lease->query("DELETE FROM uploads WHERE job_id = $1 AND file = $2", store::PgParams().add(job_id).add(file)));
   }
   KOTAE_TRY(transaction.commit());
   return std::optional<JobStatus>(std::move(job));
@@ -120,8 +138,9 @@ Result<std::optional<JobStatus>> QueuedJobs::update(const std::string& job_id,
 Result<std::optional<JobStatus>> QueuedJobs::cancel(const std::string& id, const std::string& tenant) {
   {
     auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-    auto rows = KOTAE_TRY_VALUE(lease->query("UPDATE jobs SET cancel_requested = true WHERE id = $1 AND tenant = $2 RETURNING id",
-                                             store::PgParams().add(id).add(tenant)));
+    auto rows = KOTAE_TRY_VALUE(
+        lease->query("UPDATE jobs SET cancel_requested = true WHERE id = $1 AND tenant = $2 RETURNING id",
+                     store::PgParams().add(id).add(tenant)));
     if (rows.rows() == 0) return std::optional<JobStatus>();
   }
   return update(id, [](JobStatus& job, bool cancel_requested) {

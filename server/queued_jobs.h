@@ -7,8 +7,8 @@
 // without losing each other's progress, and every replica answers GET /v1/jobs/{id} from that row.
 
 #include <chrono>
-#include <functional>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,7 +27,7 @@ inline constexpr const char* kJobField = "job";
 inline constexpr const char* kFileField = "file";
 
 struct FileTask {
-  JobStatus job;      // as it stands, the file marked indexing
+  JobStatus job;  // as it stands, the file marked indexing
   std::size_t file = 0;
   std::string bytes;  // the upload's
 };

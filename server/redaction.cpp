@@ -3,7 +3,9 @@
 namespace kotae::server {
 namespace {
 
-bool ends_location(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == ',' || c == ')'; }
+bool ends_location(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '"' || c == '\'' || c == ',' || c == ')';
+}
 
 }  // namespace
 
@@ -11,7 +13,8 @@ std::string redact_locations(std::string_view text) {
   std::string out;
   std::size_t i = 0;
   while (i < text.size()) {
-    const bool word_start = i == 0 || ends_location(text[i - 1]) || text[i - 1] == '(' || text[i - 1] == ':' || text[i - 1] == '=';
+    const bool word_start =
+        i == 0 || ends_location(text[i - 1]) || text[i - 1] == '(' || text[i - 1] == ':' || text[i - 1] == '=';
     const auto scheme_end = text.find("://", i);
     // A URL: letters right before "://" back to the start of the word.
     if (word_start && scheme_end != std::string_view::npos && scheme_end > i &&

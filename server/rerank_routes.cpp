@@ -24,7 +24,8 @@ namespace {
 
 enum class Schema { llama, tei, cohere };
 
-nlohmann::json ranked(const RerankRequest& request, const std::vector<float>& scores, const std::string& model, Schema schema) {
+nlohmann::json ranked(const RerankRequest& request, const std::vector<float>& scores, const std::string& model,
+                      Schema schema) {
   const auto& texts = request.texts;
   std::vector<std::size_t> order(texts.size());
   std::iota(order.begin(), order.end(), 0);
@@ -47,7 +48,8 @@ nlohmann::json ranked(const RerankRequest& request, const std::vector<float>& sc
     results.push_back(std::move(r));
   }
   if (schema == Schema::cohere) {
-    return {{"id", random_id("rerank-")}, {"results", results},
+    return {{"id", random_id("rerank-")},
+            {"results", results},
             {"meta", {{"api_version", {{"version", "2"}}}, {"billed_units", {{"search_units", 1}}}}}};
   }
   return {{"object", "list"}, {"model", model}, {"results", results}};
@@ -65,35 +67,39 @@ void rerank(Call& call, ServerContext& context, bool cohere) {
     return call.responder->send(tei_error(error));
   }
   if (schema == Schema::tei && !context.models->cross_encoder()) {
-    return call.responder->send(tei_error(424, "Backend", "model is not a re-ranker model: start kotae serve with --rerank MODEL"));
+    return call.responder->send(
+        tei_error(424, "Backend", "model is not a re-ranker model: start kotae serve with --rerank MODEL"));
   }
   if (schema == Schema::tei && !request->truncate) {  // as TEI: a pair the model would read in part is refused
     const auto* cross = context.models->cross_encoder();
     for (const auto& text : request->texts) {
       const std::size_t tokens = cross->untruncated_pair_tokens(request->query, text), limit = cross->max_pair_tokens();
       if (limit > 0 && tokens > limit) {
-        return call.responder->send(tei_error(413, "Validation", "Input validation error: `inputs` must have less than " +
-                                                                     std::to_string(limit) + " tokens. Given: " + std::to_string(tokens)));
+        return call.responder->send(tei_error(413, "Validation",
+                                              "Input validation error: `inputs` must have less than " +
+                                                  std::to_string(limit) + " tokens. Given: " + std::to_string(tokens)));
       }
     }
   }
   // TEI's and Cohere's scores are probabilities: the single-logit cross-encoder's sigmoid.
-  const bool sigmoid_scores = context.models->cross_encoder() && (schema == Schema::cohere || (schema == Schema::tei && !request->raw_scores));
+  const bool sigmoid_scores =
+      context.models->cross_encoder() && (schema == Schema::cohere || (schema == Schema::tei && !request->raw_scores));
   const auto& reranker = context.models->reranker();
-  reranker.score_async(request->query, request->texts,
-                       [&context, request, schema, sigmoid_scores, out = call.responder,
-                        model = reranker.id()](Result<std::vector<float>> scores) {
-                         context.continuations()([request, schema, sigmoid_scores, out, model, scores = std::move(scores)]() mutable {
-                           if (!scores) {
-                             const auto error = from_error(scores.error());
-                             return out->send(schema == Schema::tei ? tei_error(error) : error_response(error));
-                           }
-                           if (sigmoid_scores) {
-                             for (auto& s : *scores) s = sigmoid(s);
-                           }
-                           out->send(json_response(200, ranked(*request, *scores, model, schema)));
-                         });
-                       });
+  reranker.score_async(
+      request->query, request->texts,
+      [&context, request, schema, sigmoid_scores, out = call.responder,
+       model = reranker.id()](Result<std::vector<float>> scores) {
+        context.continuations()([request, schema, sigmoid_scores, out, model, scores = std::move(scores)]() mutable {
+          if (!scores) {
+            const auto error = from_error(scores.error());
+            return out->send(schema == Schema::tei ? tei_error(error) : error_response(error));
+          }
+          if (sigmoid_scores) {
+            for (auto& s : *scores) s = sigmoid(s);
+          }
+          out->send(json_response(200, ranked(*request, *scores, model, schema)));
+        });
+      });
 }
 
 }  // namespace

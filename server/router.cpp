@@ -17,7 +17,9 @@ std::vector<std::string> split_path(const std::string& path) {
   return out;
 }
 
-bool is_param(const std::string& segment) { return segment.size() > 2 && segment.front() == '{' && segment.back() == '}'; }
+bool is_param(const std::string& segment) {
+  return segment.size() > 2 && segment.front() == '{' && segment.back() == '}';
+}
 
 bool matches(const std::vector<std::string>& pattern, const std::vector<std::string>& path,
              std::map<std::string, std::string>* params) {
@@ -39,9 +41,13 @@ void Router::add(std::string method, std::string pattern, Handler handler, Route
   routes_.push_back({std::move(method), std::move(pattern), std::move(segments), std::move(handler), options});
 }
 
-Router::Match Router::match(HttpRequest& request) const { return match(request.method, request.path, &request.path_params); }
+Router::Match Router::match(HttpRequest& request) const {
+  return match(request.method, request.path, &request.path_params);
+}
 
-Router::Match Router::match(const std::string& method, const std::string& path) const { return match(method, path, nullptr); }
+Router::Match Router::match(const std::string& method, const std::string& path) const {
+  return match(method, path, nullptr);
+}
 
 Router::Match Router::match(const std::string& method, const std::string& request_path,
                             std::map<std::string, std::string>* params) const {

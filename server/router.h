@@ -51,9 +51,9 @@ class Router {
   struct Match {
     const Handler* handler = nullptr;  // null: no route
     RouteOptions options;
-    std::string pattern;               // the matched route's pattern, e.g. "/v1/jobs/{id}"
-    bool path_known = false;           // the path matched with another method (405, not 404)
-    std::string allowed;               // the methods the path has, for the Allow header
+    std::string pattern;      // the matched route's pattern, e.g. "/v1/jobs/{id}"
+    bool path_known = false;  // the path matched with another method (405, not 404)
+    std::string allowed;      // the methods the path has, for the Allow header
   };
   // Fills request.path_params on a match.
   Match match(HttpRequest& request) const;

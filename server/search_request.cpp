@@ -11,8 +11,8 @@ search::SearchOptions search_options(const nlohmann::json& body, const ApiLimits
   const auto mode = search::parse_search_mode(string_field(body, "mode", "hybrid"));
   if (!mode) throw bad_request("'mode' must be bm25, vector or hybrid");
   options.mode = *mode;
-  options.k = static_cast<std::size_t>(integer_field(body, "k", static_cast<long long>(default_k), 1,
-                                                     static_cast<long long>(limits.max_k)));
+  options.k = static_cast<std::size_t>(
+      integer_field(body, "k", static_cast<long long>(default_k), 1, static_cast<long long>(limits.max_k)));
   options.candidates = std::max(options.candidates, options.k);
   options.rerank_candidates = std::max(options.rerank_candidates, options.k);
   options.rerank = bool_field(body, "rerank", true);
@@ -28,7 +28,8 @@ std::string query_text(const nlohmann::json& body, const char* name, const ApiLi
   auto text = string_field(body, name);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_request(std::string("'") + name + "' is empty");
   if (text.size() > limits.max_query_bytes) {
-    throw bad_request(std::string("'") + name + "' is longer than " + std::to_string(limits.max_query_bytes) + " bytes");
+    throw bad_request(std::string("'") + name + "' is longer than " + std::to_string(limits.max_query_bytes) +
+                      " bytes");
   }
   return text;
 }

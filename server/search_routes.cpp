@@ -14,7 +14,9 @@ namespace kotae::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 // One search from its request to its response. The models' answers (the query's vector, the rerank
 // scores) come back on their batchers' threads; each next stage goes to the work pool.
@@ -48,8 +50,8 @@ struct SearchInFlight {
     const auto rerank_start = Clock::now();
     context.models->cross_encoder()->score_async(
         request.query, std::move(passages),
-        [&context, self, fused = std::make_shared<search::SearchResult>(std::move(*fused)), rerank_start](
-            Result<std::vector<float>> scores) {
+        [&context, self, fused = std::make_shared<search::SearchResult>(std::move(*fused)),
+         rerank_start](Result<std::vector<float>> scores) {
           context.continuations()([&context, self, fused, rerank_start, scores = std::move(scores)] {
             if (!scores) return self->fail(scores.error());
             search::HybridRetriever::rerank_by(*fused, *scores, self->request.options);
@@ -67,8 +69,8 @@ void add_search_routes(Router& router, ServerContext& context) {
     auto q = std::make_shared<SearchInFlight>();
     q->request = read_search_request(parse_json_object(call.request), context.limits);
     q->collection = value_or_throw(context.collections->get(call.tenant, q->request.collection));
-    q->retriever.emplace(value_or_throw(
-        search::HybridRetriever::create(*q->collection->store, q->collection->encoder.get(), context.models->cross_encoder())));
+    q->retriever.emplace(value_or_throw(search::HybridRetriever::create(
+        *q->collection->store, q->collection->encoder.get(), context.models->cross_encoder())));
     q->out = call.responder;
     if (q->request.options.k == 0) return q->respond(context, {});
     if (q->request.options.mode == search::SearchMode::bm25) return q->retrieve(context, q, {});

@@ -44,42 +44,79 @@ class BatchMetrics final : public batch::BatchObserver {
 
 struct ServerMetrics::State {
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
-  prometheus::Family<Histogram>& stage = prometheus::BuildHistogram()
-      .Name("kotae_stage_seconds").Help("Time per answer stage (embed, retrieve, rerank, generate) and end to end").Register(*registry);
+  prometheus::Family<Histogram>& stage =
+      prometheus::BuildHistogram()
+          .Name("kotae_stage_seconds")
+          .Help("Time per answer stage (embed, retrieve, rerank, generate) and end to end")
+          .Register(*registry);
   prometheus::Family<Histogram>& request_seconds = prometheus::BuildHistogram()
-      .Name("kotae_http_request_duration_seconds").Help("HTTP request latency by method and route").Register(*registry);
+                                                       .Name("kotae_http_request_duration_seconds")
+                                                       .Help("HTTP request latency by method and route")
+                                                       .Register(*registry);
   prometheus::Family<prometheus::Counter>& requests = prometheus::BuildCounter()
-      .Name("kotae_http_requests_total").Help("HTTP requests by method, route and status class").Register(*registry);
+                                                          .Name("kotae_http_requests_total")
+                                                          .Help("HTTP requests by method, route and status class")
+                                                          .Register(*registry);
   prometheus::Family<prometheus::Counter>& prompt_tokens = prometheus::BuildCounter()
-      .Name("kotae_prompt_tokens_total").Help("Prompt tokens read by a generator, by back-end").Register(*registry);
+                                                               .Name("kotae_prompt_tokens_total")
+                                                               .Help("Prompt tokens read by a generator, by back-end")
+                                                               .Register(*registry);
   prometheus::Family<prometheus::Counter>& generated_tokens = prometheus::BuildCounter()
-      .Name("kotae_generated_tokens_total").Help("Tokens generated, by back-end").Register(*registry);
-  prometheus::Family<Histogram>& first_token = prometheus::BuildHistogram()
-      .Name("kotae_time_to_first_token_seconds").Help("Time from a generation's start to its first token, by back-end").Register(*registry);
-  prometheus::Family<prometheus::Gauge>& build = prometheus::BuildGauge()
-      .Name("kotae_build_info").Help("Kotae's version (value 1)").Register(*registry);
-  prometheus::Family<Histogram>& batch_size = prometheus::BuildHistogram()
-      .Name("kotae_batch_size").Help("Requests per model batch").Register(*registry);
+                                                                  .Name("kotae_generated_tokens_total")
+                                                                  .Help("Tokens generated, by back-end")
+                                                                  .Register(*registry);
+  prometheus::Family<Histogram>& first_token =
+      prometheus::BuildHistogram()
+          .Name("kotae_time_to_first_token_seconds")
+          .Help("Time from a generation's start to its first token, by back-end")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& build =
+      prometheus::BuildGauge().Name("kotae_build_info").Help("Kotae's version (value 1)").Register(*registry);
+  prometheus::Family<Histogram>& batch_size =
+      prometheus::BuildHistogram().Name("kotae_batch_size").Help("Requests per model batch").Register(*registry);
   prometheus::Family<prometheus::Gauge>& queue_depth = prometheus::BuildGauge()
-      .Name("kotae_batch_queue_depth").Help("Requests waiting in a model's batcher").Register(*registry);
-  prometheus::Family<prometheus::Counter>& batch_rejected = prometheus::BuildCounter()
-      .Name("kotae_batch_rejected_total").Help("Requests refused because a model's queue was full").Register(*registry);
-  prometheus::Family<prometheus::Gauge>& work_queue = prometheus::BuildGauge()
-      .Name("kotae_work_queue").Help("Requests waiting for (queued) or running on (busy) the work pool").Register(*registry);
+                                                           .Name("kotae_batch_queue_depth")
+                                                           .Help("Requests waiting in a model's batcher")
+                                                           .Register(*registry);
+  prometheus::Family<prometheus::Counter>& batch_rejected =
+      prometheus::BuildCounter()
+          .Name("kotae_batch_rejected_total")
+          .Help("Requests refused because a model's queue was full")
+          .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& work_queue =
+      prometheus::BuildGauge()
+          .Name("kotae_work_queue")
+          .Help("Requests waiting for (queued) or running on (busy) the work pool")
+          .Register(*registry);
   prometheus::Family<prometheus::Counter>& cache = prometheus::BuildCounter()
-      .Name("kotae_answer_cache_total").Help("Answer cache lookups by result").Register(*registry);
-  prometheus::Family<Histogram>& similarity = prometheus::BuildHistogram()
-      .Name("kotae_retrieved_similarity").Help("Cosine similarity between a question and each retrieved source").Register(*registry);
+                                                       .Name("kotae_answer_cache_total")
+                                                       .Help("Answer cache lookups by result")
+                                                       .Register(*registry);
+  prometheus::Family<Histogram>& similarity =
+      prometheus::BuildHistogram()
+          .Name("kotae_retrieved_similarity")
+          .Help("Cosine similarity between a question and each retrieved source")
+          .Register(*registry);
   prometheus::Family<prometheus::Counter>& ingested = prometheus::BuildCounter()
-      .Name("kotae_ingested_total").Help("Ingested documents, bytes and chunks").Register(*registry);
+                                                          .Name("kotae_ingested_total")
+                                                          .Help("Ingested documents, bytes and chunks")
+                                                          .Register(*registry);
   prometheus::Family<prometheus::Counter>& ingest_seconds = prometheus::BuildCounter()
-      .Name("kotae_ingest_seconds_total").Help("Time spent indexing uploaded documents").Register(*registry);
-  prometheus::Family<prometheus::Gauge>& provider = prometheus::BuildGauge()
-      .Name("kotae_model_info").Help("Loaded models and the execution provider each runs on (value 1)").Register(*registry);
-  prometheus::Family<prometheus::Counter>& gpu_failovers = prometheus::BuildCounter()
-      .Name("kotae_gpu_failovers_total").Help("Models moved to the CPU because their GPU failed after loading").Register(*registry);
-  prometheus::Family<prometheus::Counter>& answers = prometheus::BuildCounter()
-      .Name("kotae_answers_total").Help("Answers by back-end").Register(*registry);
+                                                                .Name("kotae_ingest_seconds_total")
+                                                                .Help("Time spent indexing uploaded documents")
+                                                                .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& provider =
+      prometheus::BuildGauge()
+          .Name("kotae_model_info")
+          .Help("Loaded models and the execution provider each runs on (value 1)")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& gpu_failovers =
+      prometheus::BuildCounter()
+          .Name("kotae_gpu_failovers_total")
+          .Help("Models moved to the CPU because their GPU failed after loading")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& answers =
+      prometheus::BuildCounter().Name("kotae_answers_total").Help("Answers by back-end").Register(*registry);
   std::mutex observers_mutex;
   std::vector<std::shared_ptr<BatchMetrics>> observers;
   std::unique_ptr<GpuTelemetry> gpus = GpuTelemetry::open();  // null without a GPU
@@ -107,7 +144,8 @@ void ServerMetrics::generation(const std::string& backend, const GenerationStats
   auto& s = *state_;
   s.prompt_tokens.Add({{"backend", backend}}).Increment(static_cast<double>(stats.prompt_tokens));
   s.generated_tokens.Add({{"backend", backend}}).Increment(static_cast<double>(stats.generated_tokens));
-  if (stats.generated_tokens > 0) s.first_token.Add({{"backend", backend}}, latency_buckets()).Observe(stats.prompt_ms / 1000.0);
+  if (stats.generated_tokens > 0)
+    s.first_token.Add({{"backend", backend}}, latency_buckets()).Observe(stats.prompt_ms / 1000.0);
 }
 
 void ServerMetrics::answer(const rag::Answer& a, bool cached) {
@@ -116,11 +154,15 @@ void ServerMetrics::answer(const rag::Answer& a, bool cached) {
   if (cached) return;  // its stages ran when it was first answered
   generation(a.backend, a.generation);
   const auto& t = a.timings;
-  for (const auto& [stage, ms] : {std::pair{"embed", t.embed}, {"retrieve", t.retrieve}, {"rerank", t.rerank},
-                                  {"generate", t.generate}, {"end_to_end", t.total}}) {
+  for (const auto& [stage, ms] : {std::pair{"embed", t.embed},
+                                  {"retrieve", t.retrieve},
+                                  {"rerank", t.rerank},
+                                  {"generate", t.generate},
+                                  {"end_to_end", t.total}}) {
     s.stage.Add({{"stage", stage}}, latency_buckets()).Observe(ms / 1000.0);
   }
-  auto& similarity = s.similarity.Add({}, Histogram::BucketBoundaries{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0});
+  auto& similarity =
+      s.similarity.Add({}, Histogram::BucketBoundaries{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0});
   for (const auto& source : a.sources) similarity.Observe(source.relevance);
 }
 
@@ -132,7 +174,9 @@ void ServerMetrics::search(const search::SearchResult& result) {
   s.stage.Add({{"stage", "rerank"}}, latency_buckets()).Observe(t.rerank / 1000.0);
 }
 
-void ServerMetrics::cache_lookup(bool hit) { state_->cache.Add({{"result", hit ? "hit" : "miss"}}).Increment(); }
+void ServerMetrics::cache_lookup(bool hit) {
+  state_->cache.Add({{"result", hit ? "hit" : "miss"}}).Increment();
+}
 
 void ServerMetrics::ingested(std::uint64_t bytes, std::size_t chunks, double seconds) {
   auto& s = *state_;

@@ -12,7 +12,9 @@ ConversationSummary read_summary(const store::PgResult& rows, std::size_t row) {
           rows.float64(row, 3),           rows.float64(row, 4),           static_cast<std::size_t>(rows.int64(row, 5))};
 }
 
-std::int64_t int64(std::size_t n) { return static_cast<std::int64_t>(n); }
+std::int64_t int64(std::size_t n) {
+  return static_cast<std::int64_t>(n);
+}
 
 }  // namespace
 

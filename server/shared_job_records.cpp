@@ -15,10 +15,11 @@ Result<std::optional<JobStatus>> parse(const store::PgResult& rows, std::size_t 
 }  // namespace
 
 Result<void> forget_finished_jobs(store::PgConnection& connection, const std::string& tenant, std::size_t kept) {
-  KOTAE_TRY(connection.query(
-      "DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE tenant = $1 AND record::json ->> 'finished_at' IS NOT NULL "
-      "ORDER BY (record::json ->> 'finished_at')::float8 DESC, id OFFSET $2)",
-      store::PgParams().add(tenant).add(static_cast<std::int64_t>(kept))));
+  KOTAE_TRY(
+      connection.query("DELETE FROM jobs WHERE id IN (SELECT id FROM jobs WHERE tenant = $1 AND record::json ->> "
+                       "'finished_at' IS NOT NULL "
+                       "ORDER BY (record::json ->> 'finished_at')::float8 DESC, id OFFSET $2)",
+                       store::PgParams().add(tenant).add(static_cast<std::int64_t>(kept))));
   return {};
 }
 
@@ -42,16 +43,17 @@ Result<void> SharedJobRecords::publish(const JobStatus& status) {
 
 Result<std::optional<JobStatus>> SharedJobRecords::get(const std::string& id, const std::string& tenant) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT record FROM jobs WHERE id = $1 AND tenant = $2",
-                                           store::PgParams().add(id).add(tenant)));
+  auto rows = KOTAE_TRY_VALUE(
+      lease->query("SELECT record FROM jobs WHERE id = $1 AND tenant = $2", store::PgParams().add(id).add(tenant)));
   if (rows.rows() == 0) return std::optional<JobStatus>();
   return parse(rows, 0);
 }
 
 Result<std::vector<JobStatus>> SharedJobRecords::list(const std::string& tenant, std::size_t limit) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT record FROM jobs WHERE tenant = $1 ORDER BY created_at DESC LIMIT $2",
-                                           store::PgParams().add(tenant).add(static_cast<std::int64_t>(limit))));
+  auto rows =
+      KOTAE_TRY_VALUE(lease->query("SELECT record FROM jobs WHERE tenant = $1 ORDER BY created_at DESC LIMIT $2",
+                                   store::PgParams().add(tenant).add(static_cast<std::int64_t>(limit))));
   std::vector<JobStatus> jobs;
   for (std::size_t i = 0; i < rows.rows(); ++i) {
     if (auto job = KOTAE_TRY_VALUE(parse(rows, i))) jobs.push_back(std::move(*job));
@@ -61,17 +63,17 @@ Result<std::vector<JobStatus>> SharedJobRecords::list(const std::string& tenant,
 
 Result<std::optional<JobStatus>> SharedJobRecords::request_cancel(const std::string& id, const std::string& tenant) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(
-      "UPDATE jobs SET cancel_requested = true WHERE id = $1 AND tenant = $2 RETURNING record",
-      store::PgParams().add(id).add(tenant)));
+  auto rows = KOTAE_TRY_VALUE(
+      lease->query("UPDATE jobs SET cancel_requested = true WHERE id = $1 AND tenant = $2 RETURNING record",
+                   store::PgParams().add(id).add(tenant)));
   if (rows.rows() == 0) return std::optional<JobStatus>();
   return parse(rows, 0);
 }
 
 Result<bool> SharedJobRecords::cancel_requested(const std::string& id) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT 1::bigint FROM jobs WHERE id = $1 AND cancel_requested",
-                                           store::PgParams().add(id)));
+  auto rows = KOTAE_TRY_VALUE(
+      lease->query("SELECT 1::bigint FROM jobs WHERE id = $1 AND cancel_requested", store::PgParams().add(id)));
   return rows.rows() > 0;
 }
 

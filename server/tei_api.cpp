@@ -11,7 +11,8 @@ HttpResponse tei_error(const ApiError& error) {
   if (error.status == 400) return tei_error(422, "Validation", error.message);
   if (error.status == 429 || error.code == "overloaded") return tei_error(429, "Overloaded", error.message);
   if (error.status == 503) return tei_error(503, "Unhealthy", error.message);
-  if (error.status >= 400 && error.status < 500) return tei_error(error.status, "Validation", error.message);  // 404, 413, 415
+  if (error.status >= 400 && error.status < 500)
+    return tei_error(error.status, "Validation", error.message);  // 404, 413, 415
   return tei_error(424, "Backend", error.message);
 }
 

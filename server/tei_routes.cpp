@@ -26,7 +26,8 @@ TeiInputs read_inputs(const nlohmann::json& body, const ApiLimits& limits) {
   in.texts = texts_field(body, "inputs", limits.max_embedding_inputs, limits.max_text_bytes);
   if (in.texts.empty()) throw ApiError{400, "empty", "`inputs` cannot be empty"};
   in.truncate = bool_field(body, "truncate", false);
-  if (const auto direction = string_field(body, "truncation_direction", "right"); direction != "right" && direction != "Right") {
+  if (const auto direction = string_field(body, "truncation_direction", "right");
+      direction != "right" && direction != "Right") {
     throw bad_request("'truncation_direction' must be right: Kotae keeps a text's beginning");
   }
   // TEI names the sentence-transformers prompt to put first; Kotae's manifests know two.
@@ -46,10 +47,12 @@ std::vector<text::Encoding> encode(const Encoder& encoder, const TeiInputs& in) 
     encodings.push_back(encoder.tokenize_as(in.role, t));
     if (in.truncate || encodings.back().size() < encoder.max_length()) continue;
     const auto& prefixes = encoder.prefixes();
-    const auto whole = encoder.tokenizer().encode((in.role == TextRole::query ? prefixes.query : prefixes.passage) + t, 0).size();
+    const auto whole =
+        encoder.tokenizer().encode((in.role == TextRole::query ? prefixes.query : prefixes.passage) + t, 0).size();
     if (whole > encoder.max_length()) {
-      throw ApiError{413, "validation", "Input validation error: `inputs` must have less than " + std::to_string(encoder.max_length()) +
-                                            " tokens. Given: " + std::to_string(whole)};
+      throw ApiError{413, "validation",
+                     "Input validation error: `inputs` must have less than " + std::to_string(encoder.max_length()) +
+                         " tokens. Given: " + std::to_string(whole)};
     }
   }
   return encodings;
@@ -90,8 +93,10 @@ void tokenize(Call& call, ServerContext& context) {
     for (std::size_t i = 0; i < encoding.size(); ++i) {
       const auto [start, stop] = encoding.offsets[i];
       const bool is_special = !encoding.special_tokens_mask.empty() && encoding.special_tokens_mask[i] != 0;
-      tokens.push_back({{"id", encoding.ids[i]}, {"text", encoder->tokenizer().token_text(encoding.ids[i])},
-                        {"special", is_special}, {"start", is_special ? nlohmann::json(nullptr) : nlohmann::json(start)},
+      tokens.push_back({{"id", encoding.ids[i]},
+                        {"text", encoder->tokenizer().token_text(encoding.ids[i])},
+                        {"special", is_special},
+                        {"start", is_special ? nlohmann::json(nullptr) : nlohmann::json(start)},
                         {"stop", is_special ? nlohmann::json(nullptr) : nlohmann::json(stop)}});
     }
     out.push_back(std::move(tokens));
@@ -109,7 +114,9 @@ void info(Call& call, ServerContext& context) {
   const auto& batch = models.batch_policy();
   nlohmann::json body{{"model_id", models.default_embedder()},
                       {"model_sha", nullptr},
-                      {"model_dtype", encoder->precision() == "fp32" ? "float32" : encoder->precision() == "fp16" ? "float16" : encoder->precision()},
+                      {"model_dtype", encoder->precision() == "fp32"   ? "float32"
+                                      : encoder->precision() == "fp16" ? "float16"
+                                                                       : encoder->precision()},
                       {"model_type", {{"embedding", {{"pooling", pooling}}}}},
                       {"max_concurrent_requests", batch.max_queued},
                       {"max_input_length", encoder->max_length()},
@@ -130,10 +137,13 @@ void add_tei_routes(Router& router, ServerContext& context) {
   router.add("POST", "/tokenize", tei_errors([&context](Call& call) { tokenize(call, context); }));
   router.add("GET", "/info", tei_errors([&context](Call& call) { info(call, context); }));
   // TEI's health check: an empty 200 when the model answers. Open, like /healthz, for load balancers.
-  router.add("GET", "/health", [&context](Call& call) {
-    if (!context.ready.load()) return call.responder->send(tei_error(503, "Unhealthy", "the models are loading"));
-    call.responder->send({200, "text/plain", "", {}});
-  }, {.quick = true, .access = Access::open});
+  router.add("GET", "/health",
+             [&context](Call& call) {
+               if (!context.ready.load())
+                 return call.responder->send(tei_error(503, "Unhealthy", "the models are loading"));
+               call.responder->send({200, "text/plain", "", {}});
+             },
+             {.quick = true, .access = Access::open});
 }
 
 }  // namespace kotae::server

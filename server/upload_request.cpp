@@ -22,12 +22,15 @@ std::vector<UploadedFile> read_upload(const HttpRequest& request) {
     auto name = safe_filename(part.filename);
     if (!name) throw bad_request(name.error().message);
     if (text::document_format(*name).empty()) {
-      throw ApiError{415, "unsupported_file_type",
-                     "'" + *name + "' is not a supported document (.pdf, .html, .htm, .xhtml, .md, .markdown, .txt, .text, .docx)"};
+      throw ApiError{
+          415, "unsupported_file_type",
+          "'" + *name +
+              "' is not a supported document (.pdf, .html, .htm, .xhtml, .md, .markdown, .txt, .text, .docx)"};
     }
     if (!names.insert(*name).second) throw bad_request("'" + *name + "' is uploaded twice");
     if (files.size() == kMaxUploadFiles) {
-      throw bad_request("an upload holds at most " + std::to_string(kMaxUploadFiles) + " files: send the rest in another");
+      throw bad_request("an upload holds at most " + std::to_string(kMaxUploadFiles) +
+                        " files: send the rest in another");
     }
     files.push_back({std::move(*name), part.body});
   }

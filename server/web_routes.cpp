@@ -19,12 +19,10 @@ bool accepts_gzip(const HttpRequest& request) {
 HttpResponse asset_response(const WebAsset& asset, const HttpRequest& request) {
   HttpResponse response;
   response.content_type = std::string(asset.content_type);
-  response.headers = {{"ETag", std::string(asset.etag)},
-                      {"Cache-Control", "no-cache"},  // revalidate: a new build changes the ETag
-                      {"Vary", "Accept-Encoding"},
-                      {"X-Content-Type-Options", "nosniff"},
-                      {"Referrer-Policy", "no-referrer"},
-                      {"Content-Security-Policy", std::string(content_security_policy)}};
+  response.headers = {
+      {"ETag", std::string(asset.etag)},  {"Cache-Control", "no-cache"},  // revalidate: a new build changes the ETag
+      {"Vary", "Accept-Encoding"},        {"X-Content-Type-Options", "nosniff"},
+      {"Referrer-Policy", "no-referrer"}, {"Content-Security-Policy", std::string(content_security_policy)}};
   if (request.header("if-none-match") == asset.etag) {
     response.status = 304;
     return response;

@@ -11,8 +11,8 @@ namespace kotae::store {
 
 Error system_error(int error_number, const std::filesystem::path& path, std::string_view doing) {
   if (error_number == ENOSPC || error_number == EFBIG) {
-    return make_error(ErrorCode::io, "disk full or file too large while trying to " + std::string(doing) + " " +
-                                         path.string());
+    return make_error(ErrorCode::io,
+                      "disk full or file too large while trying to " + std::string(doing) + " " + path.string());
   }
   return make_error(ErrorCode::io,
                     "cannot " + std::string(doing) + " " + path.string() + ": " + std::strerror(error_number));

@@ -28,12 +28,16 @@ bool is_ascii_word_byte(unsigned char c) {
 // unicode61's token characters outside ASCII: categories L*, N* and Co.
 bool is_word_char(char32_t c) {
   switch (utf8proc_category(static_cast<utf8proc_int32_t>(c))) {
-    case UTF8PROC_CATEGORY_LU: case UTF8PROC_CATEGORY_LL: case UTF8PROC_CATEGORY_LT: case UTF8PROC_CATEGORY_LM:
-    case UTF8PROC_CATEGORY_LO: case UTF8PROC_CATEGORY_ND: case UTF8PROC_CATEGORY_NL: case UTF8PROC_CATEGORY_NO:
-    case UTF8PROC_CATEGORY_CO:
-      return true;
-    default:
-      return false;
+    case UTF8PROC_CATEGORY_LU:
+    case UTF8PROC_CATEGORY_LL:
+    case UTF8PROC_CATEGORY_LT:
+    case UTF8PROC_CATEGORY_LM:
+    case UTF8PROC_CATEGORY_LO:
+    case UTF8PROC_CATEGORY_ND:
+    case UTF8PROC_CATEGORY_NL:
+    case UTF8PROC_CATEGORY_NO:
+    case UTF8PROC_CATEGORY_CO: return true;
+    default: return false;
   }
 }
 
@@ -49,8 +53,8 @@ void append_folded(std::string& out, char32_t c) {
   const auto lower = static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c)));
   utf8proc_int32_t parts[8];
   int last_class = 0;
-  const auto n = utf8proc_decompose_char(static_cast<utf8proc_int32_t>(lower), parts, 8, UTF8PROC_DECOMPOSE,
-                                         &last_class);
+  const auto n =
+      utf8proc_decompose_char(static_cast<utf8proc_int32_t>(lower), parts, 8, UTF8PROC_DECOMPOSE, &last_class);
   if (n > 1 && parts[0] < 0x80 && is_ascii_word_byte(static_cast<unsigned char>(parts[0]))) {
     bool marks_only = true;
     for (utf8proc_ssize_t i = 1; i < n; ++i) {
@@ -151,7 +155,8 @@ std::uint32_t Bm25Index::word_term_id(const std::string& word) {
   }
   const std::uint32_t term = term_id(text::porter_stem(word));
   KOTAE_ASSERT(word_arena_.size() + word.size() < UINT32_MAX);
-  word_table_[i] = {hash, static_cast<std::uint32_t>(word_arena_.size()), static_cast<std::uint32_t>(word.size()), term};
+  word_table_[i] = {hash, static_cast<std::uint32_t>(word_arena_.size()), static_cast<std::uint32_t>(word.size()),
+                    term};
   word_arena_ += word;
   if (++word_count_ * 2 > word_table_.size()) {  // keep it at most half full
     std::vector<WordEntry> grown(word_table_.size() * 2);

@@ -13,7 +13,8 @@ namespace fs = std::filesystem;
 
 bool valid_collection_name(const std::string& name) {
   return !name.empty() && name.size() <= 100 && name[0] != '.' &&
-         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == std::string::npos;
+         name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+             std::string::npos;
 }
 
 namespace {
@@ -21,9 +22,9 @@ namespace {
 constexpr const char* kVectorSnapshot = "vectors.index";
 
 Error bad_name(const std::string& name) {
-  return make_error(ErrorCode::invalid_argument,
-                    "collection name '" + name +
-                        "': use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100");
+  return make_error(
+      ErrorCode::invalid_argument,
+      "collection name '" + name + "': use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100");
 }
 
 std::uintmax_t folder_bytes(const fs::path& dir) {
@@ -94,7 +95,8 @@ class FolderCatalog final : public Catalog {
 
   Result<std::unique_ptr<RecordStore>> open_records(const std::string& tenant, const std::string& name,
                                                     const CollectionInfo* create_with) override {
-    return std::unique_ptr<RecordStore>(KOTAE_TRY_VALUE(SqliteRecordStore::open(KOTAE_TRY_VALUE(folder(tenant, name)), create_with)));
+    return std::unique_ptr<RecordStore>(
+        KOTAE_TRY_VALUE(SqliteRecordStore::open(KOTAE_TRY_VALUE(folder(tenant, name)), create_with)));
   }
 
   Result<void> remove(const std::string& tenant, const std::string& name) override {
@@ -116,7 +118,9 @@ class FolderCatalog final : public Catalog {
 class PostgresCatalog final : public Catalog {
  public:
   PostgresCatalog(std::string url, fs::path index_cache, std::string description)
-      : url_(std::move(url)), index_cache_(std::move(index_cache)), description_(std::move(description)),
+      : url_(std::move(url)),
+        index_cache_(std::move(index_cache)),
+        description_(std::move(description)),
         pool_(std::make_shared<PgPool>(url_)) {}
 
   bool shared() const override { return true; }
@@ -125,9 +129,9 @@ class PostgresCatalog final : public Catalog {
 
   Result<std::vector<std::string>> tenants() override {
     auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-    auto rows = KOTAE_TRY_VALUE(lease->query(
-        "SELECT tenant FROM collections WHERE tenant <> $1 GROUP BY tenant ORDER BY tenant COLLATE \"C\"",
-        PgParams().add(std::string_view(kLocalTenant))));
+    auto rows = KOTAE_TRY_VALUE(
+        lease->query("SELECT tenant FROM collections WHERE tenant <> $1 GROUP BY tenant ORDER BY tenant COLLATE \"C\"",
+                     PgParams().add(std::string_view(kLocalTenant))));
     std::vector<std::string> tenants = {kLocalTenant};
     for (std::size_t i = 0; i < rows.rows(); ++i) tenants.emplace_back(rows.text(i, 0));
     return tenants;
@@ -135,8 +139,8 @@ class PostgresCatalog final : public Catalog {
 
   Result<std::vector<std::string>> names(const std::string& tenant) override {
     auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-    auto rows = KOTAE_TRY_VALUE(lease->query("SELECT name FROM collections WHERE tenant = $1 ORDER BY name COLLATE \"C\"",
-                                             PgParams().add(tenant)));
+    auto rows = KOTAE_TRY_VALUE(lease->query(
+        "SELECT name FROM collections WHERE tenant = $1 ORDER BY name COLLATE \"C\"", PgParams().add(tenant)));
     std::vector<std::string> names;
     for (std::size_t i = 0; i < rows.rows(); ++i) names.emplace_back(rows.text(i, 0));
     return names;
@@ -167,7 +171,8 @@ class PostgresCatalog final : public Catalog {
     auto records = KOTAE_TRY_VALUE(PostgresRecordStore::open(pool_, tenant, name, create_with));
     std::error_code ec;
     fs::create_directories(dir, ec);
-    if (ec) return make_error(ErrorCode::io, "cannot create the index cache folder " + dir.string() + ": " + ec.message());
+    if (ec)
+      return make_error(ErrorCode::io, "cannot create the index cache folder " + dir.string() + ": " + ec.message());
     // Named by the records' id: a collection deleted and made again under the same name never loads
     // the old one's snapshot.
     const fs::path snapshot = dir / ("vectors-" + std::to_string(records->collection_id()) + ".index");
@@ -181,9 +186,9 @@ class PostgresCatalog final : public Catalog {
                                                 PgParams().add(tenant).add(name)));
     if (removed.rows() > 0) {
       // Every replica drops it at once rather than at its next periodic check.
-      KOTAE_TRY(lease->query("SELECT pg_notify($1, $2)", PgParams()
-                                                             .add(std::string_view(kChangeChannel))
-                                                             .add(std::to_string(removed.int64(0, 0)) + " removed")));
+      KOTAE_TRY(lease->query(
+          "SELECT pg_notify($1, $2)",
+          PgParams().add(std::string_view(kChangeChannel)).add(std::to_string(removed.int64(0, 0)) + " removed")));
     }
     std::error_code ec;
     fs::remove_all(dir, ec);  // this machine's snapshot; other machines' go with their next cleanup
@@ -211,7 +216,8 @@ class PostgresCatalog final : public Catalog {
 
 Result<std::unique_ptr<Catalog>> Catalog::open(const CatalogOptions& options) {
   if (!is_postgres_url(options.store)) {
-    return std::unique_ptr<Catalog>(new FolderCatalog(options.store.empty() ? options.data_dir : fs::path(options.store)));
+    return std::unique_ptr<Catalog>(
+        new FolderCatalog(options.store.empty() ? options.data_dir : fs::path(options.store)));
   }
   // Connects once now: a wrong URL or a server that is down is said at start, not at the first request.
   auto connection = KOTAE_TRY_VALUE(PgConnection::connect(options.store));

@@ -14,23 +14,24 @@ constexpr const char* kVectorIndexFile = "vectors.index";
 
 // The parts of a new document that cannot be stored: checked before a transaction begins.
 Result<void> check_document(const DocumentRecord& document, std::span<const ChunkRecord> chunks,
-                            std::span<const float> embeddings,
-                            std::span<const std::vector<SentenceVector>> sentences, std::size_t dimension) {
+                            std::span<const float> embeddings, std::span<const std::vector<SentenceVector>> sentences,
+                            std::size_t dimension) {
   if (document.path.empty()) return make_error(ErrorCode::invalid_argument, "a document needs a path");
   if (embeddings.size() != chunks.size() * dimension) {
-    return make_error(ErrorCode::invalid_argument,
-                      document.path + ": " + std::to_string(embeddings.size()) + " embedding values for " +
-                          std::to_string(chunks.size()) + " chunks of dimension " + std::to_string(dimension));
+    return make_error(ErrorCode::invalid_argument, document.path + ": " + std::to_string(embeddings.size()) +
+                                                       " embedding values for " + std::to_string(chunks.size()) +
+                                                       " chunks of dimension " + std::to_string(dimension));
   }
   if (!sentences.empty() && sentences.size() != chunks.size()) {
-    return make_error(ErrorCode::invalid_argument, document.path + ": sentences for " + std::to_string(sentences.size()) +
-                                                       " of " + std::to_string(chunks.size()) + " chunks");
+    return make_error(ErrorCode::invalid_argument, document.path + ": sentences for " +
+                                                       std::to_string(sentences.size()) + " of " +
+                                                       std::to_string(chunks.size()) + " chunks");
   }
   for (std::size_t i = 0; i < sentences.size(); ++i) {
     for (const auto& s : sentences[i]) {
       if (s.begin > s.end || s.end > chunks[i].text.size() || s.vector.size() != dimension) {
-        return make_error(ErrorCode::invalid_argument,
-                          document.path + ": a sentence of chunk " + std::to_string(i) + " is outside it or has the wrong dimension");
+        return make_error(ErrorCode::invalid_argument, document.path + ": a sentence of chunk " + std::to_string(i) +
+                                                           " is outside it or has the wrong dimension");
       }
     }
   }
@@ -103,17 +104,27 @@ Collection::~Collection() {
   if (state_ != nullptr) (void)save_vector_index();  // best effort; the change log covers a failure
 }
 
-const CollectionInfo& Collection::info() const { return state_->records->info(); }
-const std::string& Collection::vector_index_rebuilt_because() const { return state_->indexes->rebuilt_because(); }
-const std::filesystem::path& Collection::dir() const { return state_->dir; }
-const std::string& Collection::location() const { return state_->records->location(); }
+const CollectionInfo& Collection::info() const {
+  return state_->records->info();
+}
+const std::string& Collection::vector_index_rebuilt_because() const {
+  return state_->indexes->rebuilt_because();
+}
+const std::filesystem::path& Collection::dir() const {
+  return state_->dir;
+}
+const std::string& Collection::location() const {
+  return state_->records->location();
+}
 
 Result<void> Collection::catch_up() {
   std::lock_guard writer(state_->writer_mutex);
   return state_->indexes->catch_up(*state_->records);
 }
 
-std::int64_t Collection::change_position() const { return state_->indexes->position(); }
+std::int64_t Collection::change_position() const {
+  return state_->indexes->position();
+}
 
 // --- documents -------------------------------------------------------------------------------------
 
@@ -121,9 +132,13 @@ Result<std::optional<DocumentRecord>> Collection::find_document(std::string_view
   return state_->records->find_document(path);
 }
 
-Result<std::optional<DocumentRecord>> Collection::document(std::int64_t id) const { return state_->records->document(id); }
+Result<std::optional<DocumentRecord>> Collection::document(std::int64_t id) const {
+  return state_->records->document(id);
+}
 
-Result<std::vector<DocumentRecord>> Collection::documents() const { return state_->records->documents(); }
+Result<std::vector<DocumentRecord>> Collection::documents() const {
+  return state_->records->documents();
+}
 
 Result<std::vector<DocumentRecord>> Collection::documents(std::span<const std::int64_t> ids) const {
   auto found = KOTAE_TRY_VALUE(state_->records->documents_by_id(ids));
@@ -162,7 +177,8 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
 
   // Committed: the indexes follow. (Not saved here: that would rewrite the whole vector index per
   // document; the change log covers a crash until save_vector_index().)
-  const WrittenDocument written{document_id, document.path, document.format, chunk_ids, chunks, heading_paths, embeddings};
+  const WrittenDocument written{document_id, document.path, document.format, chunk_ids,
+                                chunks,      heading_paths, embeddings};
   KOTAE_TRY(state.indexes->apply_write(replaced, &written, position));
   return document_id;
 }
@@ -194,12 +210,17 @@ Result<std::vector<float>> Collection::embeddings(std::span<const std::int64_t> 
   return state_->records->embeddings(chunk_ids);
 }
 
-Result<std::vector<std::vector<SentenceVector>>> Collection::chunk_sentences(std::span<const std::int64_t> chunk_ids) const {
+Result<std::vector<std::vector<SentenceVector>>> Collection::chunk_sentences(
+    std::span<const std::int64_t> chunk_ids) const {
   return state_->records->chunk_sentences(chunk_ids);
 }
 
-std::size_t Collection::chunk_count() const { return state_->indexes->chunk_count(); }
-std::size_t Collection::document_count() const { return state_->indexes->document_count(); }
+std::size_t Collection::chunk_count() const {
+  return state_->indexes->chunk_count();
+}
+std::size_t Collection::document_count() const {
+  return state_->indexes->document_count();
+}
 
 // --- search ----------------------------------------------------------------------------------------
 

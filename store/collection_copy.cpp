@@ -6,7 +6,8 @@ namespace {
 
 // One document into `to`, replacing what is stored under its path, in one transaction.
 Result<void> write_document(RecordStore& to, const DocumentRecord& document, const std::vector<ChunkRecord>& chunks,
-                            const std::vector<float>& embeddings, const std::vector<std::vector<SentenceVector>>& sentences) {
+                            const std::vector<float>& embeddings,
+                            const std::vector<std::vector<SentenceVector>>& sentences) {
   std::vector<std::string> heading_paths;
   for (const auto& chunk : chunks) heading_paths.push_back(heading_path_json(chunk.heading_path));
   std::vector<std::vector<std::byte>> sentence_blobs;
@@ -21,7 +22,8 @@ Result<void> write_document(RecordStore& to, const DocumentRecord& document, con
 
 }  // namespace
 
-Result<CopyReport> copy_collection(Collection& from, RecordStore& to, const std::function<void(const CopyReport&)>& progress) {
+Result<CopyReport> copy_collection(Collection& from, RecordStore& to,
+                                   const std::function<void(const CopyReport&)>& progress) {
   if (from.info().embedder_id != to.info().embedder_id || from.info().dimension != to.info().dimension) {
     return make_error(ErrorCode::invalid_argument, "cannot copy " + from.location() + " (embedder " +
                                                        from.info().embedder_id + ") into " + to.location() +

@@ -19,8 +19,12 @@ namespace {
 constexpr std::size_t kExactSearchBelow = 2048;
 constexpr std::size_t kRebuildBatch = 8192;
 
-std::size_t worker_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
-std::size_t threads_for(std::size_t vectors) { return vectors >= 32 ? worker_threads() : 1; }
+std::size_t worker_threads() {
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+std::size_t threads_for(std::size_t vectors) {
+  return vectors >= 32 ? worker_threads() : 1;
+}
 
 // What a filter needs to know about a document without asking the store.
 struct DocumentEntry {
@@ -49,7 +53,7 @@ struct DerivedIndexes::State {
   Bm25Index bm25;
   std::unordered_map<std::int64_t, std::int64_t> chunk_document;  // chunk id → document id
   std::unordered_map<std::int64_t, DocumentEntry> documents;      // by document id
-  std::int64_t position = 0;        // the change-log position reflected
+  std::int64_t position = 0;                                      // the change-log position reflected
   std::int64_t saved_position = -1;  // the position of the snapshot on disk; -1: none that fits
 
   // Takes a chunk out of every index (whatever of it is there).
@@ -121,7 +125,8 @@ Result<std::unique_ptr<VectorIndex>> build_vectors(RecordStore& store, std::size
 
 }  // namespace
 
-Result<std::unique_ptr<DerivedIndexes>> DerivedIndexes::open(RecordStore& store, const std::filesystem::path& snapshot) {
+Result<std::unique_ptr<DerivedIndexes>> DerivedIndexes::open(RecordStore& store,
+                                                             const std::filesystem::path& snapshot) {
   auto state = std::make_unique<State>();
   state->dimension = store.info().dimension;
   (void)KOTAE_TRY_VALUE(store.changed_elsewhere());  // from here on, other writers' commits are noticed
@@ -221,9 +226,8 @@ Result<void> DerivedIndexes::catch_up(RecordStore& store) {
   KOTAE_TRY(store.read_chunks(touched, [&](const IndexedChunk& chunk) -> Result<void> {
     rows.push_back({chunk.id, chunk.document_id, std::string(chunk.text), std::string(chunk.heading_path)});
     batch.add(chunk.id, chunk.embedding);
-    row_documents.try_emplace(chunk.document_id,
-                              IndexedDocument{chunk.document_id, std::string(chunk.document_path),
-                                              std::string(chunk.document_format)});
+    row_documents.try_emplace(chunk.document_id, IndexedDocument{chunk.document_id, std::string(chunk.document_path),
+                                                                 std::string(chunk.document_format)});
     return {};
   }));
 
@@ -344,7 +348,8 @@ Result<std::vector<ScoredChunk>> DerivedIndexes::search_vector(std::span<const f
   return s.scored(neighbours);
 }
 
-Result<std::vector<ScoredChunk>> DerivedIndexes::search_vector_exact(std::span<const float> query, std::size_t k) const {
+Result<std::vector<ScoredChunk>> DerivedIndexes::search_vector_exact(std::span<const float> query,
+                                                                     std::size_t k) const {
   const State& s = *state_;
   if (query.size() != s.dimension) return wrong_dimension(query.size(), s.dimension);
   std::shared_lock lock(s.mutex);

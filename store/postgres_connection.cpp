@@ -77,7 +77,9 @@ PgResult::~PgResult() {
   if (result_ != nullptr) PQclear(result_);
 }
 
-std::size_t PgResult::rows() const { return static_cast<std::size_t>(PQntuples(result_)); }
+std::size_t PgResult::rows() const {
+  return static_cast<std::size_t>(PQntuples(result_));
+}
 
 std::int64_t PgResult::int64(std::size_t row, int column) const {
   const int r = static_cast<int>(row);
@@ -116,7 +118,8 @@ Result<std::unique_ptr<PgConnection>> PgConnection::connect(const std::string& u
   const char* database = PQdb(connection);
   std::string server = std::string(host ? host : "") + "/" + (database ? database : "");
   // Quiet: notices (IF NOT EXISTS skipping a table) are not errors and need not reach stderr.
-  PQsetNoticeProcessor(connection, [](void*, const char*) {}, nullptr);
+  PQsetNoticeProcessor(
+      connection, [](void*, const char*) {}, nullptr);
   return std::unique_ptr<PgConnection>(new PgConnection(connection, std::move(server)));
 }
 
@@ -124,7 +127,9 @@ PgConnection::~PgConnection() {
   if (connection_ != nullptr) PQfinish(connection_);
 }
 
-bool PgConnection::broken() const { return PQstatus(connection_) != CONNECTION_OK; }
+bool PgConnection::broken() const {
+  return PQstatus(connection_) != CONNECTION_OK;
+}
 
 bool PgConnection::usable() {
   if (broken()) return false;
@@ -166,7 +171,8 @@ Result<PgResult> PgConnection::prepared(const std::string& sql, const PgParams& 
   auto known = statements_.find(sql);
   if (known == statements_.end()) {
     const std::string name = "kotae_" + std::to_string(statements_.size());
-    KOTAE_TRY(checked(PQprepare(connection_, name.c_str(), sql.c_str(), static_cast<int>(params.size()), nullptr), sql));
+    KOTAE_TRY(
+        checked(PQprepare(connection_, name.c_str(), sql.c_str(), static_cast<int>(params.size()), nullptr), sql));
     known = statements_.emplace(sql, name).first;
   }
   const auto values = params.pointers();
@@ -248,7 +254,8 @@ Result<PgPool::Lease> PgPool::acquire(std::chrono::milliseconds wait) {
 void PgPool::give_back(std::unique_ptr<PgConnection> connection) {
   std::lock_guard lock(mutex_);
   --lent_;
-  if (!connection->broken()) idle_.push_back(std::move(connection));  // a lost one is dropped: the next acquire connects again
+  if (!connection->broken())
+    idle_.push_back(std::move(connection));  // a lost one is dropped: the next acquire connects again
   returned_.notify_one();
 }
 
@@ -265,7 +272,8 @@ std::string redacted_url(std::string_view url) {
     const std::size_t scheme = text.find("://") + 3;
     const std::size_t at = text.find('@', scheme);
     const std::size_t colon = text.find(':', scheme);
-    if (at != std::string::npos && colon != std::string::npos && colon < at) text.replace(colon + 1, at - colon - 1, "***");
+    if (at != std::string::npos && colon != std::string::npos && colon < at)
+      text.replace(colon + 1, at - colon - 1, "***");
   }
   if (const std::size_t key = text.find("password="); key != std::string::npos) {
     const std::size_t start = key + 9;

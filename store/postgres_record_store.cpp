@@ -153,8 +153,8 @@ Result<ChunkRecord> read_chunk(const PgResult& rows, std::size_t row, const std:
   chunk.page_last = static_cast<std::uint32_t>(rows.int64(row, 6));
   auto headings = nlohmann::json::parse(rows.text(row, 7), nullptr, /*allow_exceptions=*/false);
   if (!headings.is_array()) {
-    return make_error(ErrorCode::corrupt,
-                      location + ": chunk " + std::to_string(chunk.id) + " has a heading path that is not a JSON array");
+    return make_error(ErrorCode::corrupt, location + ": chunk " + std::to_string(chunk.id) +
+                                              " has a heading path that is not a JSON array");
   }
   for (const auto& heading : headings) {
     if (heading.is_string()) chunk.heading_path.push_back(heading.get<std::string>());
@@ -213,9 +213,10 @@ class PostgresWriteTransaction final : public WriteTransaction {
                                                PgParams().add(collection_id_).add(path)));
     if (found.rows() == 0) return std::optional<std::int64_t>();
     const std::int64_t id = found.int64(0, 0);
-    KOTAE_TRY(lease_->query("INSERT INTO change_log(collection_id, chunk_id, op) "
-                            "SELECT $1, id, 0 FROM chunks WHERE document_id = $2 ORDER BY id",
-                            PgParams().add(collection_id_).add(id)));
+    KOTAE_TRY(
+        lease_->query("INSERT INTO change_log(collection_id, chunk_id, op) "
+                      "SELECT $1, id, 0 FROM chunks WHERE document_id = $2 ORDER BY id",
+                      PgParams().add(collection_id_).add(id)));
     KOTAE_TRY(lease_->query("DELETE FROM documents WHERE id = $1", PgParams().add(id)));  // cascades to chunks
     return std::optional<std::int64_t>(id);
   }
@@ -245,8 +246,8 @@ class PostgresWriteTransaction final : public WriteTransaction {
     std::vector<std::int64_t> ids;
     if (chunks.empty()) return ids;
     // Ids first (one round trip), then the rows in a few multi-row INSERTs.
-    auto allocated = KOTAE_TRY_VALUE(lease_->query(
-        "SELECT nextval('chunks_id_seq') FROM generate_series(1, $1)", PgParams().add(static_cast<std::int64_t>(chunks.size()))));
+    auto allocated = KOTAE_TRY_VALUE(lease_->query("SELECT nextval('chunks_id_seq') FROM generate_series(1, $1)",
+                                                   PgParams().add(static_cast<std::int64_t>(chunks.size()))));
     for (std::size_t i = 0; i < allocated.rows(); ++i) ids.push_back(allocated.int64(i, 0));
     const std::size_t dimension = embeddings.size() / chunks.size();
     for (std::size_t first = 0; first < chunks.size(); first += kChunksPerInsert) {
@@ -290,14 +291,15 @@ class PostgresWriteTransaction final : public WriteTransaction {
   }
 
   Result<std::int64_t> commit() override {
-    auto last = KOTAE_TRY_VALUE(lease_->query(
-        "SELECT coalesce(max(seq), 0)::bigint FROM change_log WHERE collection_id = $1", PgParams().add(collection_id_)));
+    auto last =
+        KOTAE_TRY_VALUE(lease_->query("SELECT coalesce(max(seq), 0)::bigint FROM change_log WHERE collection_id = $1",
+                                      PgParams().add(collection_id_)));
     const std::int64_t position = last.int64(0, 0);
     // Delivered to every listener when (and only if) the transaction commits.
-    KOTAE_TRY(lease_->query("SELECT pg_notify($1, $2)", PgParams()
-                                                            .add(std::string_view(kChangeChannel))
-                                                            .add(std::to_string(collection_id_) + " " +
-                                                                 std::to_string(position))));
+    KOTAE_TRY(lease_->query("SELECT pg_notify($1, $2)",
+                            PgParams()
+                                .add(std::string_view(kChangeChannel))
+                                .add(std::to_string(collection_id_) + " " + std::to_string(position))));
     KOTAE_TRY(transaction_.commit());
     return position;
   }
@@ -336,10 +338,10 @@ Result<std::unique_ptr<PostgresRecordStore>> PostgresRecordStore::open(std::shar
             .add(static_cast<std::int64_t>(create_with->overlap_tokens))
             .add(kFormatVersion)));
   }
-  auto found = KOTAE_TRY_VALUE(lease->query(
-      "SELECT id, embedder_id, dimension, chunk_tokens, overlap_tokens, format_version FROM collections "
-      "WHERE tenant = $1 AND name = $2",
-      PgParams().add(tenant).add(name)));
+  auto found = KOTAE_TRY_VALUE(
+      lease->query("SELECT id, embedder_id, dimension, chunk_tokens, overlap_tokens, format_version FROM collections "
+                   "WHERE tenant = $1 AND name = $2",
+                   PgParams().add(tenant).add(name)));
   if (found.rows() == 0) return make_error(ErrorCode::not_found, "no " + state->location);
   state->collection_id = found.int64(0, 0);
   state->info.embedder_id = found.text(0, 1);
@@ -364,26 +366,32 @@ Result<std::unique_ptr<PostgresRecordStore>> PostgresRecordStore::open(std::shar
 PostgresRecordStore::PostgresRecordStore(std::unique_ptr<State> state) : state_(std::move(state)) {}
 PostgresRecordStore::~PostgresRecordStore() = default;
 
-std::int64_t PostgresRecordStore::collection_id() const { return state_->collection_id; }
-const CollectionInfo& PostgresRecordStore::info() const { return state_->info; }
-const std::string& PostgresRecordStore::location() const { return state_->location; }
+std::int64_t PostgresRecordStore::collection_id() const {
+  return state_->collection_id;
+}
+const CollectionInfo& PostgresRecordStore::info() const {
+  return state_->info;
+}
+const std::string& PostgresRecordStore::location() const {
+  return state_->location;
+}
 
 // --- records ---------------------------------------------------------------------------------------
 
 Result<std::optional<DocumentRecord>> PostgresRecordStore::find_document(std::string_view path) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kDocumentColumns +
-                                               " FROM documents WHERE collection_id = $1 AND path = $2",
-                                           PgParams().add(state_->collection_id).add(path)));
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(
+      std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE collection_id = $1 AND path = $2",
+      PgParams().add(state_->collection_id).add(path)));
   if (rows.rows() == 0) return std::optional<DocumentRecord>();
   return std::optional<DocumentRecord>(read_document(rows, 0));
 }
 
 Result<std::optional<DocumentRecord>> PostgresRecordStore::document(std::int64_t id) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kDocumentColumns +
-                                               ", text FROM documents WHERE collection_id = $1 AND id = $2",
-                                           PgParams().add(state_->collection_id).add(id)));
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(
+      std::string("SELECT ") + kDocumentColumns + ", text FROM documents WHERE collection_id = $1 AND id = $2",
+      PgParams().add(state_->collection_id).add(id)));
   if (rows.rows() == 0) return std::optional<DocumentRecord>();
   DocumentRecord document = read_document(rows, 0);
   document.text = rows.text(0, 9);
@@ -404,9 +412,9 @@ Result<std::vector<DocumentRecord>> PostgresRecordStore::documents() {
 Result<std::unordered_map<std::int64_t, DocumentRecord>> PostgresRecordStore::documents_by_id(
     std::span<const std::int64_t> ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kDocumentColumns +
-                                               " FROM documents WHERE collection_id = $1 AND id = ANY($2::bigint[])",
-                                           PgParams().add(state_->collection_id).add(id_array(ids))));
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(
+      std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE collection_id = $1 AND id = ANY($2::bigint[])",
+      PgParams().add(state_->collection_id).add(id_array(ids))));
   std::unordered_map<std::int64_t, DocumentRecord> found;
   for (std::size_t i = 0; i < rows.rows(); ++i) {
     DocumentRecord document = read_document(rows, i);
@@ -415,11 +423,12 @@ Result<std::unordered_map<std::int64_t, DocumentRecord>> PostgresRecordStore::do
   return found;
 }
 
-Result<std::unordered_map<std::int64_t, ChunkRecord>> PostgresRecordStore::chunks_by_id(std::span<const std::int64_t> ids) {
+Result<std::unordered_map<std::int64_t, ChunkRecord>> PostgresRecordStore::chunks_by_id(
+    std::span<const std::int64_t> ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kChunkColumns +
-                                               " FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
-                                           PgParams().add(state_->collection_id).add(id_array(ids))));
+  auto rows = KOTAE_TRY_VALUE(lease->prepared(
+      std::string("SELECT ") + kChunkColumns + " FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
+      PgParams().add(state_->collection_id).add(id_array(ids))));
   std::unordered_map<std::int64_t, ChunkRecord> found;
   for (std::size_t i = 0; i < rows.rows(); ++i) {
     ChunkRecord chunk = KOTAE_TRY_VALUE(read_chunk(rows, i, state_->location));
@@ -430,18 +439,21 @@ Result<std::unordered_map<std::int64_t, ChunkRecord>> PostgresRecordStore::chunk
 
 Result<std::vector<ChunkRecord>> PostgresRecordStore::document_chunks(std::int64_t document_id) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kChunkColumns +
-                                               " FROM chunks WHERE collection_id = $1 AND document_id = $2 ORDER BY ordinal",
-                                           PgParams().add(state_->collection_id).add(document_id)));
+  auto rows =
+      KOTAE_TRY_VALUE(lease->prepared(std::string("SELECT ") + kChunkColumns +
+                                          " FROM chunks WHERE collection_id = $1 AND document_id = $2 ORDER BY ordinal",
+                                      PgParams().add(state_->collection_id).add(document_id)));
   std::vector<ChunkRecord> chunks;
-  for (std::size_t i = 0; i < rows.rows(); ++i) chunks.push_back(KOTAE_TRY_VALUE(read_chunk(rows, i, state_->location)));
+  for (std::size_t i = 0; i < rows.rows(); ++i)
+    chunks.push_back(KOTAE_TRY_VALUE(read_chunk(rows, i, state_->location)));
   return chunks;
 }
 
 Result<std::vector<float>> PostgresRecordStore::embeddings(std::span<const std::int64_t> chunk_ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared("SELECT id, embedding FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
-                                           PgParams().add(state_->collection_id).add(id_array(chunk_ids))));
+  auto rows = KOTAE_TRY_VALUE(
+      lease->prepared("SELECT id, embedding FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
+                      PgParams().add(state_->collection_id).add(id_array(chunk_ids))));
   std::unordered_map<std::int64_t, std::size_t> row_of;
   for (std::size_t i = 0; i < rows.rows(); ++i) row_of[rows.int64(i, 0)] = i;
   const std::size_t dimension = state_->info.dimension;
@@ -456,10 +468,12 @@ Result<std::vector<float>> PostgresRecordStore::embeddings(std::span<const std::
   return values;
 }
 
-Result<std::vector<std::vector<SentenceVector>>> PostgresRecordStore::chunk_sentences(std::span<const std::int64_t> chunk_ids) {
+Result<std::vector<std::vector<SentenceVector>>> PostgresRecordStore::chunk_sentences(
+    std::span<const std::int64_t> chunk_ids) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared("SELECT id, sentences FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
-                                           PgParams().add(state_->collection_id).add(id_array(chunk_ids))));
+  auto rows = KOTAE_TRY_VALUE(
+      lease->prepared("SELECT id, sentences FROM chunks WHERE collection_id = $1 AND id = ANY($2::bigint[])",
+                      PgParams().add(state_->collection_id).add(id_array(chunk_ids))));
   std::unordered_map<std::int64_t, std::size_t> row_of;
   for (std::size_t i = 0; i < rows.rows(); ++i) row_of[rows.int64(i, 0)] = i;
   std::vector<std::vector<SentenceVector>> out;
@@ -469,8 +483,8 @@ Result<std::vector<std::vector<SentenceVector>>> PostgresRecordStore::chunk_sent
     if (row == row_of.end()) return make_error(ErrorCode::not_found, "no chunk " + std::to_string(id));
     auto sentences = decode_sentence_vectors(rows.bytes(row->second, 1), state_->info.dimension);
     if (!sentences) {
-      return make_error(ErrorCode::corrupt, state_->location + ": chunk " + std::to_string(id) + ": " +
-                                                sentences.error().message);
+      return make_error(ErrorCode::corrupt,
+                        state_->location + ": chunk " + std::to_string(id) + ": " + sentences.error().message);
     }
     out.push_back(std::move(*sentences));
   }
@@ -481,9 +495,10 @@ Result<std::vector<std::vector<SentenceVector>>> PostgresRecordStore::chunk_sent
 
 Result<std::int64_t> PostgresRecordStore::last_change() {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared(
-      "SELECT (SELECT coalesce(max(seq), 0) FROM change_log WHERE collection_id = $1)::bigint FROM collections WHERE id = $1",
-      PgParams().add(state_->collection_id)));
+  auto rows =
+      KOTAE_TRY_VALUE(lease->prepared("SELECT (SELECT coalesce(max(seq), 0) FROM change_log WHERE collection_id = "
+                                      "$1)::bigint FROM collections WHERE id = $1",
+                                      PgParams().add(state_->collection_id)));
   // Deleted (by another replica): whoever holds it open closes it.
   if (rows.rows() == 0) return make_error(ErrorCode::not_found, state_->location + " was deleted");
   return rows.int64(0, 0);
@@ -492,9 +507,9 @@ Result<std::int64_t> PostgresRecordStore::last_change() {
 Result<std::optional<std::vector<std::int64_t>>> PostgresRecordStore::chunks_changed(std::int64_t after,
                                                                                      std::int64_t through) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->prepared(
-      "SELECT DISTINCT chunk_id FROM change_log WHERE collection_id = $1 AND seq > $2 AND seq <= $3",
-      PgParams().add(state_->collection_id).add(after).add(through)));
+  auto rows = KOTAE_TRY_VALUE(
+      lease->prepared("SELECT DISTINCT chunk_id FROM change_log WHERE collection_id = $1 AND seq > $2 AND seq <= $3",
+                      PgParams().add(state_->collection_id).add(after).add(through)));
   std::vector<std::int64_t> touched;
   touched.reserve(rows.rows());
   for (std::size_t i = 0; i < rows.rows(); ++i) touched.push_back(rows.int64(i, 0));
@@ -528,8 +543,8 @@ constexpr const char* kIndexedChunkColumns = "c.id, c.document_id, c.text, c.hea
 Result<void> visit_rows(const PgResult& rows, bool with_embeddings, std::size_t dimension, const std::string& location,
                         std::vector<float>& aligned, const ChunkVisitor& visit) {
   for (std::size_t i = 0; i < rows.rows(); ++i) {
-    IndexedChunk chunk{rows.int64(i, 0), rows.int64(i, 1), rows.text(i, 2), rows.text(i, 3),
-                       rows.text(i, 4),  rows.text(i, 5),  {}};
+    IndexedChunk chunk{
+        rows.int64(i, 0), rows.int64(i, 1), rows.text(i, 2), rows.text(i, 3), rows.text(i, 4), rows.text(i, 5), {}};
     if (with_embeddings) {
       const auto bytes = rows.bytes(i, 6);
       KOTAE_TRY(check_embedding(bytes, dimension, chunk.id, location));
@@ -549,9 +564,9 @@ Result<void> PostgresRecordStore::scan_chunks(bool with_embeddings, const ChunkV
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
   auto transaction = KOTAE_TRY_VALUE(PgTransaction::begin(*lease));
   KOTAE_TRY(lease->query(std::string("DECLARE kotae_scan NO SCROLL CURSOR FOR SELECT ") + kIndexedChunkColumns +
-                             (with_embeddings ? ", c.embedding" : "") +
-                             " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.collection_id = " +
-                             std::to_string(state_->collection_id) + " ORDER BY c.document_id, c.ordinal"));
+                         (with_embeddings ? ", c.embedding" : "") +
+                         " FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.collection_id = " +
+                         std::to_string(state_->collection_id) + " ORDER BY c.document_id, c.ordinal"));
   std::vector<float> aligned;
   while (true) {
     auto rows = KOTAE_TRY_VALUE(lease->query("FETCH " + std::to_string(kScanBatch) + " FROM kotae_scan"));
@@ -566,11 +581,10 @@ Result<void> PostgresRecordStore::read_chunks(std::span<const std::int64_t> ids,
   std::vector<float> aligned;
   for (std::size_t first = 0; first < ids.size(); first += kScanBatch) {
     const auto some = ids.subspan(first, std::min(kScanBatch, ids.size() - first));
-    auto rows = KOTAE_TRY_VALUE(lease->query(
-        std::string("SELECT ") + kIndexedChunkColumns +
-            ", c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id "
-            "WHERE c.collection_id = $1 AND c.id = ANY($2::bigint[])",
-        PgParams().add(state_->collection_id).add(id_array(some))));
+    auto rows = KOTAE_TRY_VALUE(lease->query(std::string("SELECT ") + kIndexedChunkColumns +
+                                                 ", c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id "
+                                                 "WHERE c.collection_id = $1 AND c.id = ANY($2::bigint[])",
+                                             PgParams().add(state_->collection_id).add(id_array(some))));
     KOTAE_TRY(visit_rows(rows, true, state_->info.dimension, state_->location, aligned, visit));
   }
   return {};

@@ -84,9 +84,10 @@ class RecordStore {
 
   // --- records (any thread) ---
   virtual Result<std::optional<DocumentRecord>> find_document(std::string_view path) = 0;  // without text
-  virtual Result<std::optional<DocumentRecord>> document(std::int64_t id) = 0;            // with text
+  virtual Result<std::optional<DocumentRecord>> document(std::int64_t id) = 0;             // with text
   virtual Result<std::vector<DocumentRecord>> documents() = 0;                             // by path, without text
-  virtual Result<std::unordered_map<std::int64_t, DocumentRecord>> documents_by_id(std::span<const std::int64_t> ids) = 0;
+  virtual Result<std::unordered_map<std::int64_t, DocumentRecord>> documents_by_id(
+      std::span<const std::int64_t> ids) = 0;
   virtual Result<std::unordered_map<std::int64_t, ChunkRecord>> chunks_by_id(std::span<const std::int64_t> ids) = 0;
   virtual Result<std::vector<ChunkRecord>> document_chunks(std::int64_t document_id) = 0;  // by ordinal
   // Row-major, in the order asked; a missing id is not_found.

@@ -25,7 +25,7 @@ struct DocumentRecord {
   std::string title;
   std::string format;  // "txt", "md", "html", "pdf", "docx"
   std::string metadata_json = "{}";
-  std::string text;    // the normalised text chunks point into (filled by document(), not documents())
+  std::string text;  // the normalised text chunks point into (filled by document(), not documents())
   std::int64_t chunk_count = 0;
 };
 
@@ -57,14 +57,14 @@ struct ScoredChunk {
 };
 
 struct ConsistencyReport {
-  bool integrity_ok = false;        // PRAGMA integrity_check said "ok"
-  bool fts_ok = false;              // FTS5 'integrity-check' passed
+  bool integrity_ok = false;  // PRAGMA integrity_check said "ok"
+  bool fts_ok = false;        // FTS5 'integrity-check' passed
   std::size_t documents = 0;
-  std::size_t chunks = 0;           // rows in chunks
-  std::size_t vectors = 0;          // keys in the vector index
+  std::size_t chunks = 0;   // rows in chunks
+  std::size_t vectors = 0;  // keys in the vector index
   std::size_t chunks_without_vector = 0;
   std::size_t vectors_without_chunk = 0;
-  std::string details;              // what failed, for the error message
+  std::string details;  // what failed, for the error message
   bool ok() const {
     return integrity_ok && fts_ok && chunks == vectors && chunks_without_vector == 0 && vectors_without_chunk == 0;
   }

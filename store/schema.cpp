@@ -53,7 +53,8 @@ CREATE TABLE vector_log(
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
   text, heading_path, content='chunks', content_rowid='id', tokenize=')sql") +
          kFtsTokenizer + R"sql(');
-INSERT INTO chunks_fts(chunks_fts, rank) VALUES('rank', ')sql" + kFtsRank + R"sql(');
+INSERT INTO chunks_fts(chunks_fts, rank) VALUES('rank', ')sql" +
+         kFtsRank + R"sql(');
 
 CREATE TRIGGER chunks_after_insert AFTER INSERT ON chunks BEGIN
   INSERT INTO chunks_fts(rowid, text, heading_path) VALUES (new.id, new.text, new.heading_path);

@@ -52,7 +52,8 @@ Result<std::vector<SentenceVector>> decode_sentence_vectors(std::span<const std:
   const auto count = take<std::uint32_t>(blob, at);
   if (blob.size() != 4 + count * per_sentence) {
     return make_error(ErrorCode::corrupt, "sentence vectors: " + std::to_string(blob.size()) + " bytes for " +
-                                              std::to_string(count) + " sentences of dimension " + std::to_string(dimension));
+                                              std::to_string(count) + " sentences of dimension " +
+                                              std::to_string(dimension));
   }
   out.resize(count);
   for (auto& s : out) {

@@ -80,8 +80,8 @@ Statement& Statement::bind(int index, double value) {
 
 Statement& Statement::bind_text(int index, std::string_view value) {
   // A null pointer would bind NULL; an empty text must stay an empty string.
-  keep_first_error(bind_error_, sqlite3_bind_text64(statement_, index, value.empty() ? "" : value.data(),
-                                                    value.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
+  keep_first_error(bind_error_, sqlite3_bind_text64(statement_, index, value.empty() ? "" : value.data(), value.size(),
+                                                    SQLITE_TRANSIENT, SQLITE_UTF8));
   return *this;
 }
 
@@ -127,8 +127,12 @@ void Statement::reset() {
   bind_error_ = 0;
 }
 
-std::int64_t Statement::column_int64(int index) const { return sqlite3_column_int64(statement_, index); }
-double Statement::column_double(int index) const { return sqlite3_column_double(statement_, index); }
+std::int64_t Statement::column_int64(int index) const {
+  return sqlite3_column_int64(statement_, index);
+}
+double Statement::column_double(int index) const {
+  return sqlite3_column_double(statement_, index);
+}
 
 std::string_view Statement::column_text(int index) const {
   const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement_, index));
@@ -142,7 +146,9 @@ std::span<const std::byte> Statement::column_blob(int index) const {
   return {blob, static_cast<std::size_t>(sqlite3_column_bytes(statement_, index))};
 }
 
-bool Statement::column_is_null(int index) const { return sqlite3_column_type(statement_, index) == SQLITE_NULL; }
+bool Statement::column_is_null(int index) const {
+  return sqlite3_column_type(statement_, index) == SQLITE_NULL;
+}
 
 // --- Database ---------------------------------------------------------------------------------------
 
@@ -171,7 +177,9 @@ Result<std::unique_ptr<Database>> Database::open(const std::filesystem::path& pa
   return db;
 }
 
-Database::~Database() { sqlite3_close_v2(db_); }
+Database::~Database() {
+  sqlite3_close_v2(db_);
+}
 
 Result<Statement> Database::prepare(std::string_view sql) {
   sqlite3_stmt* statement = nullptr;
@@ -197,7 +205,9 @@ Result<std::optional<std::int64_t>> Database::query_int64(std::string_view sql) 
   return std::optional<std::int64_t>(statement->column_int64(0));
 }
 
-std::int64_t Database::last_insert_rowid() const { return sqlite3_last_insert_rowid(db_); }
+std::int64_t Database::last_insert_rowid() const {
+  return sqlite3_last_insert_rowid(db_);
+}
 
 Error Database::error(int rc, std::string_view doing) const {
   return sqlite_error(rc, sqlite3_system_errno(db_), sqlite3_errmsg(db_), path_, doing);

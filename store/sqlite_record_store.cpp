@@ -111,8 +111,8 @@ Result<std::optional<std::string>> read_meta(Database& db, std::string_view key)
 }
 
 Result<void> write_meta(Database& db, std::string_view key, std::string_view value) {
-  auto statement = KOTAE_TRY_VALUE(db.prepare(
-      "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+  auto statement = KOTAE_TRY_VALUE(
+      db.prepare("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
   statement.bind_text(1, key).bind_text(2, value);
   return statement.run();
 }
@@ -184,8 +184,7 @@ namespace {
 
 class SqliteWriteTransaction final : public WriteTransaction {
  public:
-  SqliteWriteTransaction(Database& db, Transaction transaction)
-      : db_(db), transaction_(std::move(transaction)) {}
+  SqliteWriteTransaction(Database& db, Transaction transaction) : db_(db), transaction_(std::move(transaction)) {}
 
   Result<std::optional<std::int64_t>> remove_document(std::string_view path) override {
     // Cascades to the chunks; their triggers drop the FTS rows and log the vectors' removal.
@@ -207,7 +206,8 @@ class SqliteWriteTransaction final : public WriteTransaction {
         .bind(4, document.modified_ns)
         .bind_text(5, document.title)
         .bind_text(6, document.format)
-        .bind_text(7, document.metadata_json.empty() ? std::string_view("{}") : std::string_view(document.metadata_json))
+        .bind_text(7,
+                   document.metadata_json.empty() ? std::string_view("{}") : std::string_view(document.metadata_json))
         .bind_text(8, document.text)
         .bind(9, static_cast<std::int64_t>(chunk_count));
     KOTAE_TRY(insert.run());
@@ -282,7 +282,8 @@ Result<std::unique_ptr<SqliteRecordStore>> SqliteRecordStore::open(const std::fi
   auto stored = KOTAE_TRY_VALUE(read_info(db));
   if (!stored) {
     // A database without settings: new, or its creation was interrupted before they were written.
-    if (create_with == nullptr) return corrupt(state->database, "not a Kotae collection (no settings in its meta table)");
+    if (create_with == nullptr)
+      return corrupt(state->database, "not a Kotae collection (no settings in its meta table)");
     KOTAE_TRY(write_info(db, *create_with));
     KOTAE_TRY(write_file_atomically(dir / kManifestFile, manifest_json(*create_with)));
     state->info = *create_with;
@@ -303,14 +304,19 @@ Result<std::unique_ptr<SqliteRecordStore>> SqliteRecordStore::open(const std::fi
 SqliteRecordStore::SqliteRecordStore(std::unique_ptr<State> state) : state_(std::move(state)) {}
 SqliteRecordStore::~SqliteRecordStore() = default;
 
-const CollectionInfo& SqliteRecordStore::info() const { return state_->info; }
-const std::string& SqliteRecordStore::location() const { return state_->location; }
+const CollectionInfo& SqliteRecordStore::info() const {
+  return state_->info;
+}
+const std::string& SqliteRecordStore::location() const {
+  return state_->location;
+}
 
 // --- records ---------------------------------------------------------------------------------------
 
 Result<std::optional<DocumentRecord>> SqliteRecordStore::find_document(std::string_view path) {
   auto reader = KOTAE_TRY_VALUE(state_->readers->acquire());
-  auto statement = KOTAE_TRY_VALUE(reader->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE path = ?"));
+  auto statement =
+      KOTAE_TRY_VALUE(reader->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents WHERE path = ?"));
   statement.bind_text(1, path);
   if (!KOTAE_TRY_VALUE(statement.step())) return std::optional<DocumentRecord>();
   return std::optional<DocumentRecord>(read_document(statement));
@@ -318,8 +324,8 @@ Result<std::optional<DocumentRecord>> SqliteRecordStore::find_document(std::stri
 
 Result<std::optional<DocumentRecord>> SqliteRecordStore::document(std::int64_t id) {
   auto reader = KOTAE_TRY_VALUE(state_->readers->acquire());
-  auto statement =
-      KOTAE_TRY_VALUE(reader->prepare(std::string("SELECT ") + kDocumentColumns + ", text FROM documents WHERE id = ?"));
+  auto statement = KOTAE_TRY_VALUE(
+      reader->prepare(std::string("SELECT ") + kDocumentColumns + ", text FROM documents WHERE id = ?"));
   statement.bind(1, id);
   if (!KOTAE_TRY_VALUE(statement.step())) return std::optional<DocumentRecord>();
   DocumentRecord document = read_document(statement);
@@ -329,7 +335,8 @@ Result<std::optional<DocumentRecord>> SqliteRecordStore::document(std::int64_t i
 
 Result<std::vector<DocumentRecord>> SqliteRecordStore::documents() {
   auto reader = KOTAE_TRY_VALUE(state_->readers->acquire());
-  auto statement = KOTAE_TRY_VALUE(reader->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents ORDER BY path"));
+  auto statement =
+      KOTAE_TRY_VALUE(reader->prepare(std::string("SELECT ") + kDocumentColumns + " FROM documents ORDER BY path"));
   std::vector<DocumentRecord> documents;
   KOTAE_TRY(each_row(statement, [&](const Statement& row) -> Result<void> {
     documents.push_back(read_document(row));
@@ -343,9 +350,8 @@ namespace {
 // Rows of `table` with the given ids, by id, read by one statement: a point query per id would also
 // pay a read transaction per id.
 template <class Record, class Read>
-Result<std::unordered_map<std::int64_t, Record>> rows_by_id(ReaderPool& readers, const char* table,
-                                                           const char* columns, std::span<const std::int64_t> ids,
-                                                           Read&& read) {
+Result<std::unordered_map<std::int64_t, Record>> rows_by_id(ReaderPool& readers, const char* table, const char* columns,
+                                                            std::span<const std::int64_t> ids, Read&& read) {
   auto reader = KOTAE_TRY_VALUE(readers.acquire());
   auto statement = KOTAE_TRY_VALUE(reader->prepare(std::string("SELECT ") + columns + " FROM " + table +
                                                    " WHERE id IN (" + placeholders(ids.size()) + ")"));
@@ -368,7 +374,8 @@ Result<std::unordered_map<std::int64_t, DocumentRecord>> SqliteRecordStore::docu
                                     [](const Statement& row) -> Result<DocumentRecord> { return read_document(row); });
 }
 
-Result<std::unordered_map<std::int64_t, ChunkRecord>> SqliteRecordStore::chunks_by_id(std::span<const std::int64_t> ids) {
+Result<std::unordered_map<std::int64_t, ChunkRecord>> SqliteRecordStore::chunks_by_id(
+    std::span<const std::int64_t> ids) {
   return rows_by_id<ChunkRecord>(*state_->readers, "chunks", kChunkColumns, ids,
                                  [&](const Statement& row) { return read_chunk(row, state_->database); });
 }
@@ -394,7 +401,8 @@ Result<std::vector<float>> SqliteRecordStore::embeddings(std::span<const std::in
   for (std::size_t i = 0; i < chunk_ids.size(); ++i) {
     statement.reset();
     statement.bind(1, chunk_ids[i]);
-    if (!KOTAE_TRY_VALUE(statement.step())) return make_error(ErrorCode::not_found, "no chunk " + std::to_string(chunk_ids[i]));
+    if (!KOTAE_TRY_VALUE(statement.step()))
+      return make_error(ErrorCode::not_found, "no chunk " + std::to_string(chunk_ids[i]));
     const auto blob = statement.column_blob(0);
     KOTAE_TRY(embedding_of(blob, dimension, chunk_ids[i], state_->database));
     std::memcpy(values.data() + i * dimension, blob.data(), blob.size());
@@ -402,7 +410,8 @@ Result<std::vector<float>> SqliteRecordStore::embeddings(std::span<const std::in
   return values;
 }
 
-Result<std::vector<std::vector<SentenceVector>>> SqliteRecordStore::chunk_sentences(std::span<const std::int64_t> chunk_ids) {
+Result<std::vector<std::vector<SentenceVector>>> SqliteRecordStore::chunk_sentences(
+    std::span<const std::int64_t> chunk_ids) {
   auto reader = KOTAE_TRY_VALUE(state_->readers->acquire());
   auto statement = KOTAE_TRY_VALUE(reader->prepare("SELECT sentences FROM chunks WHERE id = ?"));
   std::vector<std::vector<SentenceVector>> out;
@@ -429,7 +438,9 @@ Result<bool> SqliteRecordStore::changed_elsewhere() {
   return true;
 }
 
-Result<std::int64_t> SqliteRecordStore::last_change() { return last_log_seq(*state_->writer); }
+Result<std::int64_t> SqliteRecordStore::last_change() {
+  return last_log_seq(*state_->writer);
+}
 
 Result<std::int64_t> SqliteRecordStore::log_trimmed_through() {
   auto text = KOTAE_TRY_VALUE(read_meta(*state_->writer, "vector_log_trimmed_through"));
@@ -439,7 +450,8 @@ Result<std::int64_t> SqliteRecordStore::log_trimmed_through() {
 Result<std::optional<std::vector<std::int64_t>>> SqliteRecordStore::chunks_changed(std::int64_t after,
                                                                                    std::int64_t through) {
   if (KOTAE_TRY_VALUE(log_trimmed_through()) > after) return std::optional<std::vector<std::int64_t>>();
-  auto logged = KOTAE_TRY_VALUE(state_->writer->prepare("SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ? AND seq <= ?"));
+  auto logged =
+      KOTAE_TRY_VALUE(state_->writer->prepare("SELECT DISTINCT chunk_id FROM vector_log WHERE seq > ? AND seq <= ?"));
   logged.bind(1, after).bind(2, through);
   std::vector<std::int64_t> touched;
   KOTAE_TRY(each_row(logged, [&](const Statement& row) -> Result<void> {
@@ -479,14 +491,18 @@ Result<void> SqliteRecordStore::scan_documents(const std::function<void(IndexedD
 
 namespace {
 
-constexpr const char* kIndexedChunkColumns =
-    "c.id, c.document_id, c.text, c.heading_path, d.path, d.format";
+constexpr const char* kIndexedChunkColumns = "c.id, c.document_id, c.text, c.heading_path, d.path, d.format";
 
 Result<void> visit_indexed_chunk(const Statement& row, std::size_t dimension, bool with_embedding,
                                  const std::filesystem::path& database, std::vector<float>& aligned,
                                  const ChunkVisitor& visit) {
-  IndexedChunk chunk{row.column_int64(0), row.column_int64(1), row.column_text(2), row.column_text(3),
-                     row.column_text(4),  row.column_text(5),  {}};
+  IndexedChunk chunk{row.column_int64(0),
+                     row.column_int64(1),
+                     row.column_text(2),
+                     row.column_text(3),
+                     row.column_text(4),
+                     row.column_text(5),
+                     {}};
   if (with_embedding) {
     const auto blob = row.column_blob(6);
     chunk.embedding = KOTAE_TRY_VALUE(embedding_of(blob, dimension, chunk.id, database));
@@ -512,9 +528,9 @@ Result<void> SqliteRecordStore::scan_chunks(bool with_embeddings, const ChunkVis
 }
 
 Result<void> SqliteRecordStore::read_chunks(std::span<const std::int64_t> ids, const ChunkVisitor& visit) {
-  auto statement = KOTAE_TRY_VALUE(state_->writer->prepare(
-      std::string("SELECT ") + kIndexedChunkColumns +
-      ", c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?"));
+  auto statement = KOTAE_TRY_VALUE(
+      state_->writer->prepare(std::string("SELECT ") + kIndexedChunkColumns +
+                              ", c.embedding FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id = ?"));
   std::vector<float> aligned;
   for (const std::int64_t id : ids) {
     statement.reset();
@@ -550,7 +566,8 @@ Result<RecordCheck> SqliteRecordStore::check_records() {
   auto fts = db.execute("INSERT INTO chunks_fts(chunks_fts, rank) VALUES('integrity-check', 1)");
   check.fts_ok = fts.ok();
   if (!fts) check.problems.push_back("FTS index: " + fts.error().message);
-  check.documents = static_cast<std::size_t>(KOTAE_TRY_VALUE(db.query_int64("SELECT count(*) FROM documents")).value_or(0));
+  check.documents =
+      static_cast<std::size_t>(KOTAE_TRY_VALUE(db.query_int64("SELECT count(*) FROM documents")).value_or(0));
   check.chunk_ids = KOTAE_TRY_VALUE(chunk_ids());
   return check;
 }

@@ -285,8 +285,7 @@ std::vector<Neighbour> neighbours_of(const Graph& graph, const std::vector<std::
 // A visited list borrowed from hnswlib's pool for one walk, given back on every path out.
 class VisitedNodes {
  public:
-  explicit VisitedNodes(const Graph& graph)
-      : pool_(*graph.visited_list_pool_), list_(pool_.getFreeVisitedList()) {}
+  explicit VisitedNodes(const Graph& graph) : pool_(*graph.visited_list_pool_), list_(pool_.getFreeVisitedList()) {}
   ~VisitedNodes() { pool_.releaseVisitedList(list_); }
   VisitedNodes(const VisitedNodes&) = delete;
   VisitedNodes& operator=(const VisitedNodes&) = delete;
@@ -304,7 +303,7 @@ class VisitedNodes {
 
 // The k nearest live nodes `allow` accepts, by comparing every node.
 std::vector<std::pair<float, tableint>> compare_all(const Graph& graph, const float* query, std::size_t k,
-                                                     const VectorIndex::Predicate* allow) {
+                                                    const VectorIndex::Predicate* allow) {
   std::priority_queue<std::pair<float, tableint>> nearest;  // the farthest kept on top
   for (tableint id = 0; id < graph.cur_element_count; ++id) {
     if (graph.isMarkedDeleted(id)) continue;
@@ -326,7 +325,7 @@ std::vector<std::pair<float, tableint>> compare_all(const Graph& graph, const fl
 // way): the greedy descent through the upper layers ignores the predicate, and the walk on layer 0
 // lets only accepted live nodes into the results, going on until it holds ef of them.
 std::vector<std::pair<float, tableint>> walk_filtered(const Graph& graph, const float* query, std::size_t k,
-                                                       std::size_t ef, const VectorIndex::Predicate& allow) {
+                                                      std::size_t ef, const VectorIndex::Predicate& allow) {
   const auto distance_to = [&](tableint id) {
     return graph.fstdistfunc_(query, graph.getDataByInternalId(id), graph.dist_func_param_);
   };
@@ -484,7 +483,8 @@ Result<std::unique_ptr<VectorIndex>> VectorIndex::create(std::size_t dimension, 
   }
   try {
     auto impl = std::make_unique<Impl>(dimension);
-    impl->graph = std::make_unique<Graph>(&impl->space, kInitialCapacity, settings.connectivity, settings.expansion_add);
+    impl->graph =
+        std::make_unique<Graph>(&impl->space, kInitialCapacity, settings.connectivity, settings.expansion_add);
     impl->graph->setEf(settings.expansion_search);
     return std::unique_ptr<VectorIndex>(new VectorIndex(std::move(impl), dimension, settings));
   } catch (const std::exception& thrown) {
@@ -551,10 +551,11 @@ Result<VectorIndex::Loaded> VectorIndex::load(const std::filesystem::path& path,
   settings.connectivity = stored.m;  // fixed by the file
   try {
     auto impl = std::make_unique<Impl>(dimension);
-    impl->graph = std::make_unique<Graph>(&impl->space, std::max(stored.element_count, kInitialCapacity),
-                                          stored.m, settings.expansion_add);
+    impl->graph = std::make_unique<Graph>(&impl->space, std::max(stored.element_count, kInitialCapacity), stored.m,
+                                          settings.expansion_add);
     Graph& graph = *impl->graph;
-    KOTAE_ASSERT(graph.size_data_per_element_ == stored.bytes_per_element && graph.label_offset_ == stored.label_offset);
+    KOTAE_ASSERT(graph.size_data_per_element_ == stored.bytes_per_element &&
+                 graph.label_offset_ == stored.label_offset);
     if (!reader.read(graph.data_level0_memory_, stored.element_count * stored.bytes_per_element)) {
       return damaged("its nodes are cut short");
     }
@@ -685,9 +686,8 @@ Result<void> VectorIndex::add_many(std::span<const std::int64_t> keys, std::span
     graph.updatePoint(vector, node_of[i], 1.0f);
   });
   if (errors.empty()) {
-    run(fresh, [&](std::size_t i, const float* vector) {
-      graph.addPoint(vector, static_cast<hnswlib::labeltype>(keys[i]));
-    });
+    run(fresh,
+        [&](std::size_t i, const float* vector) { graph.addPoint(vector, static_cast<hnswlib::labeltype>(keys[i])); });
   }
   if (!errors.empty()) return errors.front();
   return {};
@@ -706,7 +706,9 @@ bool VectorIndex::contains(std::int64_t key) const {
   return id && !impl_->graph->isMarkedDeleted(*id);
 }
 
-std::size_t VectorIndex::size() const { return impl_->live_count(); }
+std::size_t VectorIndex::size() const {
+  return impl_->live_count();
+}
 
 std::vector<std::int64_t> VectorIndex::keys() const {
   std::vector<std::int64_t> keys;
@@ -738,8 +740,8 @@ Result<std::vector<Neighbour>> VectorIndex::search(std::span<const float> query,
       return neighbours_of(graph, compare_all(graph, normalised.data(), k, predicate));
     }
     if (predicate != nullptr) {
-      return neighbours_of(graph, walk_filtered(graph, normalised.data(), k,
-                                                std::max(settings_.expansion_search, k), *predicate));
+      return neighbours_of(
+          graph, walk_filtered(graph, normalised.data(), k, std::max(settings_.expansion_search, k), *predicate));
     }
     auto found = graph.searchKnn(normalised.data(), k);
     std::vector<Neighbour> neighbours;

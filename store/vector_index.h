@@ -23,8 +23,8 @@ namespace kotae::store {
 
 // Graph parameters. The defaults are hnswlib's usual ones; a benchmark may tune them.
 struct VectorIndexSettings {
-  std::size_t connectivity = 16;      // M: neighbours per node (fixed when the index is created)
-  std::size_t expansion_add = 128;    // ef_construction: candidates kept while inserting
+  std::size_t connectivity = 16;    // M: neighbours per node (fixed when the index is created)
+  std::size_t expansion_add = 128;  // ef_construction: candidates kept while inserting
   // ef_search: candidates kept while searching (at least k). 160 reaches recall@10 0.988 at 100k
   // chunks in bench/retrieval (64 reached 0.93 there, 0.998 on bench/vector_index's data) for about
   // 0.35 ms more per query.

@@ -32,10 +32,10 @@ Result<WriterLock> WriterLock::acquire(const std::filesystem::path& dir, std::st
     if (auto go_on = stop.check(); !go_on) return go_on.error();
     if (std::chrono::steady_clock::now() >= give_up) {
       const std::string who = holder(dir);
-      return make_error(ErrorCode::overloaded,
-                        "collection " + dir.string() + " is being written by another process (" +
-                            (who.empty() ? std::string("unknown") : who) + "); waited " +
-                            std::to_string(wait.count() / 1000) + " s: try again when it has finished");
+      return make_error(ErrorCode::overloaded, "collection " + dir.string() + " is being written by another process (" +
+                                                   (who.empty() ? std::string("unknown") : who) + "); waited " +
+                                                   std::to_string(wait.count() / 1000) +
+                                                   " s: try again when it has finished");
     }
     std::this_thread::sleep_for(kPoll);
   }

@@ -12,8 +12,9 @@ namespace {
 // Canonical reordering of combining marks is not done: it cannot change a token of this vocabulary,
 // which holds no combining mark, and the marks that survive accent stripping are rare.
 int decompose(char32_t c, utf8proc_int32_t* out, int capacity) {
-  const auto n = c == 0x11938 ? 0 : utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), out, capacity,
-                                                             UTF8PROC_DECOMPOSE, nullptr);
+  const auto n = c == 0x11938 ? 0
+                              : utf8proc_decompose_char(static_cast<utf8proc_int32_t>(c), out, capacity,
+                                                        UTF8PROC_DECOMPOSE, nullptr);
   if (n <= 0 || n > capacity) {
     out[0] = static_cast<utf8proc_int32_t>(c);
     return 1;

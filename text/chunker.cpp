@@ -77,7 +77,9 @@ void mark_heading_changes(const Encoding& tokens, const SegmentIndex& segments, 
 }
 
 constexpr std::size_t kBoundaryKinds = static_cast<std::size_t>(Boundary::section) + 1;
-std::size_t rank(Boundary b) { return static_cast<std::size_t>(b); }
+std::size_t rank(Boundary b) {
+  return static_cast<std::size_t>(b);
+}
 
 // Chooses where chunks end and where the next ones start, in token indices.
 class ChunkPlanner {

@@ -25,8 +25,8 @@ struct TextSegment {
 // separators between paragraphs.
 struct Document {
   std::string text;
-  std::string title;   // <title>, the first heading, the PDF's Title, or "" (callers fall back to the file name)
-  std::string format;  // "txt", "md", "html", "pdf", "docx"
+  std::string title;        // <title>, the first heading, the PDF's Title, or "" (callers fall back to the file name)
+  std::string format;       // "txt", "md", "html", "pdf", "docx"
   std::uint32_t pages = 0;  // PDF page count; 0 for formats without pages
   std::vector<TextSegment> segments;
 };

@@ -29,7 +29,9 @@ std::size_t skip_vowels_then_consonant(std::string_view stem, bool previous_cons
   return 0;
 }
 
-bool measure_above_0(std::string_view stem) { return skip_vowels_then_consonant(stem, false) != 0; }
+bool measure_above_0(std::string_view stem) {
+  return skip_vowels_then_consonant(stem, false) != 0;
+}
 
 bool measure_above_1(std::string_view stem) {
   const std::size_t first = skip_vowels_then_consonant(stem, false);
@@ -89,30 +91,39 @@ bool apply_first(std::string& word, const std::array<Rule, N>& rules) {
   return false;
 }
 
-constexpr std::array<Rule, 21> kStep2{{{"ational", "ate", measure_above_0}, {"tional", "tion", measure_above_0},
-                                       {"enci", "ence", measure_above_0},   {"anci", "ance", measure_above_0},
-                                       {"izer", "ize", measure_above_0},    {"logi", "log", measure_above_0},
-                                       {"bli", "ble", measure_above_0},     {"alli", "al", measure_above_0},
-                                       {"entli", "ent", measure_above_0},   {"eli", "e", measure_above_0},
-                                       {"ousli", "ous", measure_above_0},   {"ization", "ize", measure_above_0},
-                                       {"ation", "ate", measure_above_0},   {"ator", "ate", measure_above_0},
-                                       {"alism", "al", measure_above_0},    {"iveness", "ive", measure_above_0},
-                                       {"fulness", "ful", measure_above_0}, {"ousness", "ous", measure_above_0},
-                                       {"aliti", "al", measure_above_0},    {"iviti", "ive", measure_above_0},
-                                       {"biliti", "ble", measure_above_0}}};
-constexpr std::array<Rule, 7> kStep3{{{"ical", "ic", measure_above_0}, {"ness", "", measure_above_0},
-                                      {"icate", "ic", measure_above_0}, {"iciti", "ic", measure_above_0},
-                                      {"ful", "", measure_above_0}, {"ative", "", measure_above_0},
+constexpr std::array<Rule, 21> kStep2{
+    {{"ational", "ate", measure_above_0}, {"tional", "tion", measure_above_0}, {"enci", "ence", measure_above_0},
+     {"anci", "ance", measure_above_0},   {"izer", "ize", measure_above_0},    {"logi", "log", measure_above_0},
+     {"bli", "ble", measure_above_0},     {"alli", "al", measure_above_0},     {"entli", "ent", measure_above_0},
+     {"eli", "e", measure_above_0},       {"ousli", "ous", measure_above_0},   {"ization", "ize", measure_above_0},
+     {"ation", "ate", measure_above_0},   {"ator", "ate", measure_above_0},    {"alism", "al", measure_above_0},
+     {"iveness", "ive", measure_above_0}, {"fulness", "ful", measure_above_0}, {"ousness", "ous", measure_above_0},
+     {"aliti", "al", measure_above_0},    {"iviti", "ive", measure_above_0},   {"biliti", "ble", measure_above_0}}};
+constexpr std::array<Rule, 7> kStep3{{{"ical", "ic", measure_above_0},
+                                      {"ness", "", measure_above_0},
+                                      {"icate", "ic", measure_above_0},
+                                      {"iciti", "ic", measure_above_0},
+                                      {"ful", "", measure_above_0},
+                                      {"ative", "", measure_above_0},
                                       {"alize", "al", measure_above_0}}};
-constexpr std::array<Rule, 19> kStep4{{{"al", "", measure_above_1},   {"ance", "", measure_above_1},
-                                       {"ence", "", measure_above_1}, {"er", "", measure_above_1},
-                                       {"ic", "", measure_above_1},   {"able", "", measure_above_1},
-                                       {"ible", "", measure_above_1}, {"ant", "", measure_above_1},
-                                       {"ement", "", measure_above_1}, {"ment", "", measure_above_1},
-                                       {"ent", "", measure_above_1},  {"ion", "", measure_above_1_after_s_or_t},
-                                       {"ou", "", measure_above_1},   {"ism", "", measure_above_1},
-                                       {"ate", "", measure_above_1},  {"iti", "", measure_above_1},
-                                       {"ous", "", measure_above_1},  {"ive", "", measure_above_1},
+constexpr std::array<Rule, 19> kStep4{{{"al", "", measure_above_1},
+                                       {"ance", "", measure_above_1},
+                                       {"ence", "", measure_above_1},
+                                       {"er", "", measure_above_1},
+                                       {"ic", "", measure_above_1},
+                                       {"able", "", measure_above_1},
+                                       {"ible", "", measure_above_1},
+                                       {"ant", "", measure_above_1},
+                                       {"ement", "", measure_above_1},
+                                       {"ment", "", measure_above_1},
+                                       {"ent", "", measure_above_1},
+                                       {"ion", "", measure_above_1_after_s_or_t},
+                                       {"ou", "", measure_above_1},
+                                       {"ism", "", measure_above_1},
+                                       {"ate", "", measure_above_1},
+                                       {"iti", "", measure_above_1},
+                                       {"ous", "", measure_above_1},
+                                       {"ive", "", measure_above_1},
                                        {"ize", "", measure_above_1}}};
 
 void step_1a(std::string& word) {

@@ -5,8 +5,12 @@
 namespace kotae::text {
 namespace {
 
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_lower(char c) {
+  return c >= 'a' && c <= 'z';
+}
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // A list item starts with a bullet or a number and a mark ("- x", "* x", "2. x", "3) x").
 bool starts_list_item(std::string_view line) {
@@ -18,9 +22,9 @@ bool starts_list_item(std::string_view line) {
 
 // Words a sentence does not end on: a line ending in one was wrapped, whatever the next one starts with.
 bool ends_on_function_word(std::string_view line) {
-  constexpr std::string_view kWords[] = {"a",    "an",   "the", "of",  "to",   "in",   "on",  "at",   "by",
-                                         "for",  "from", "with", "as", "and",  "or",   "but", "than", "that",
-                                         "such", "is",   "are", "was", "were", "be",   "into", "via"};
+  constexpr std::string_view kWords[] = {"a",    "an",   "the",  "of",  "to",   "in", "on",   "at",   "by",
+                                         "for",  "from", "with", "as",  "and",  "or", "but",  "than", "that",
+                                         "such", "is",   "are",  "was", "were", "be", "into", "via"};
   const std::size_t space = line.find_last_of(' ');
   const std::string_view word = space == std::string_view::npos ? line : line.substr(space + 1);
   for (const std::string_view w : kWords) {
@@ -37,14 +41,16 @@ bool continues_line(std::string_view text, std::size_t line_end, std::size_t nex
   line_begin = line_begin == std::string_view::npos ? 0 : line_begin + 1;
   const std::string_view line = text.substr(line_begin, line_end - line_begin);
   std::size_t next_end = text.find('\n', next_begin);
-  const std::string_view next = text.substr(next_begin, next_end == std::string_view::npos ? text.npos : next_end - next_begin);
+  const std::string_view next =
+      text.substr(next_begin, next_end == std::string_view::npos ? text.npos : next_end - next_begin);
   if (next.empty() || starts_list_item(next)) return false;
   const char first = next[0];
   if (is_lower(first)) return true;
   if (std::string_view("(\"'[").find(first) != std::string_view::npos) return next.size() > 1 && is_lower(next[1]);
   if (line.empty()) return false;
   const char last = line.back();
-  if (last == ',' || last == '-' || last == '/' || last == '(' || line.ends_with("\u2013") || line.ends_with("\u2014")) {
+  if (last == ',' || last == '-' || last == '/' || last == '(' || line.ends_with("\u2013") ||
+      line.ends_with("\u2014")) {
     return true;
   }
   return (is_digit(first) || first == '"' || first == '(') ? is_lower(last) || ends_on_function_word(line)

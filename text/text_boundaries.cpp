@@ -10,29 +10,31 @@
 namespace kotae::text {
 namespace {
 
-bool is_ascii_space(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_ascii_space(char c) {
+  return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 
 bool ends_with(std::string_view text, std::size_t end, std::string_view suffix) {
   return end >= suffix.size() && text.substr(end - suffix.size(), suffix.size()) == suffix;
 }
 
 // Closing marks that may follow a sentence's full stop: `He said "no."` ends after the quote.
-constexpr std::array<std::string_view, 11> kClosers = {")", "]", "}", "\"", "'", "\u201D", "\u2019", "\u00BB",
-                                                       "\u300D", "\u300F", "\uFF09"};
+constexpr std::array<std::string_view, 11> kClosers = {")",      "]",      "}",      "\"",     "'",     "\u201D",
+                                                       "\u2019", "\u00BB", "\u300D", "\u300F", "\uFF09"};
 
 // Ideographic sentence marks; they end a sentence even with no space after them.
 constexpr std::array<std::string_view, 4> kCjkEnders = {"\u3002", "\uFF01", "\uFF1F", "\uFF0E"};
 
 // Words whose dot is no full stop. Kept short: a missed abbreviation costs one early cut, and a
 // listed word that does end a sentence only loses a sentence boundary, not correctness.
-constexpr std::array<std::string_view, 20> kAbbreviations = {
-    "e.g.", "i.e.", "dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "jr.", "sr.",
-    "vs.",  "cf.",  "fig.", "figs.", "vol.", "approx.", "al.", "resp.", "ca.", "viz."};
+constexpr std::array<std::string_view, 20> kAbbreviations = {"e.g.", "i.e.",    "dr.", "mr.",   "mrs.", "ms.",  "prof.",
+                                                             "st.",  "jr.",     "sr.", "vs.",   "cf.",  "fig.", "figs.",
+                                                             "vol.", "approx.", "al.", "resp.", "ca.",  "viz."};
 
 std::size_t skip_closers(std::string_view text, std::size_t end) {
   for (int skipped = 0; skipped < 3; ++skipped) {
-    const auto closer = std::find_if(kClosers.begin(), kClosers.end(),
-                                     [&](std::string_view c) { return ends_with(text, end, c); });
+    const auto closer =
+        std::find_if(kClosers.begin(), kClosers.end(), [&](std::string_view c) { return ends_with(text, end, c); });
     if (closer == kClosers.end()) break;
     end -= closer->size();
   }
@@ -69,7 +71,9 @@ char32_t code_point_before(std::string_view text, std::size_t end) {
 
 // BERT's pre-tokeniser makes every punctuation mark and CJK character a word of its own, so a cut
 // beside one tokenises the same on both sides.
-bool splits_words(char32_t c) { return is_punctuation(c) || is_chinese_char(c); }
+bool splits_words(char32_t c) {
+  return is_punctuation(c) || is_chinese_char(c);
+}
 
 // Whether tokens j-1 and j, with no whitespace between them, are separate pre-tokeniser words.
 bool splits_words(const Encoding& tokens, std::size_t j, std::string_view text) {

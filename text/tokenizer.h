@@ -5,9 +5,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
-#include <string>
 #include <vector>
 
 namespace kotae::text {

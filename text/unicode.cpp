@@ -26,7 +26,10 @@ bool in_table(const CodePointRange (&table)[N], char32_t c) {
 
 // Format characters (Cf) added after Unicode 8.0: Hugging Face keeps them.
 constexpr CodePointRange kFormatAfterUnicode8[] = {
-    {0x890, 0x891}, {0x8E2, 0x8E2}, {0x110CD, 0x110CD}, {0x13430, 0x1343F},
+    {0x890, 0x891},
+    {0x8E2, 0x8E2},
+    {0x110CD, 0x110CD},
+    {0x13430, 0x1343F},
 };
 
 // Nonspacing marks (Mn) added after Unicode 8.0, and U+111C9 (Po in 8.0): Hugging Face keeps them
@@ -64,7 +67,9 @@ constexpr CodePointRange kPunctuationAfterUnicode8[] = {
     {0x16FE2, 0x16FE2}, {0x1E95E, 0x1E95F},
 };
 
-utf8proc_category_t category(char32_t c) { return utf8proc_category(static_cast<utf8proc_int32_t>(c)); }
+utf8proc_category_t category(char32_t c) {
+  return utf8proc_category(static_cast<utf8proc_int32_t>(c));
+}
 
 }  // namespace
 
@@ -114,11 +119,21 @@ std::string valid_utf8(std::string_view s) {
 
 bool is_whitespace(char32_t c) {
   switch (c) {
-    case 0x09: case 0x0A: case 0x0B: case 0x0C: case 0x0D: case 0x20: case 0x85: case 0xA0:
-    case 0x1680: case 0x2028: case 0x2029: case 0x202F: case 0x205F: case 0x3000:
-      return true;
-    default:
-      return c >= 0x2000 && c <= 0x200A;
+    case 0x09:
+    case 0x0A:
+    case 0x0B:
+    case 0x0C:
+    case 0x0D:
+    case 0x20:
+    case 0x85:
+    case 0xA0:
+    case 0x1680:
+    case 0x2028:
+    case 0x2029:
+    case 0x202F:
+    case 0x205F:
+    case 0x3000: return true;
+    default: return c >= 0x2000 && c <= 0x200A;
   }
 }
 
@@ -127,12 +142,11 @@ bool is_whitespace(char32_t c) {
 bool is_control(char32_t c) {
   if (c == '\t' || c == '\n' || c == '\r') return false;
   switch (category(c)) {
-    case UTF8PROC_CATEGORY_CC: case UTF8PROC_CATEGORY_CO: case UTF8PROC_CATEGORY_CS:
-      return true;
-    case UTF8PROC_CATEGORY_CF:
-      return !in_table(kFormatAfterUnicode8, c);
-    default:
-      return false;
+    case UTF8PROC_CATEGORY_CC:
+    case UTF8PROC_CATEGORY_CO:
+    case UTF8PROC_CATEGORY_CS: return true;
+    case UTF8PROC_CATEGORY_CF: return !in_table(kFormatAfterUnicode8, c);
+    default: return false;
   }
 }
 
@@ -140,11 +154,14 @@ bool is_punctuation(char32_t c) {
   if ((c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) || (c >= 123 && c <= 126)) return true;
   if (c == 0x166D || c == 0x111C9) return true;  // Po in Unicode 8.0, So and Mn today
   switch (category(c)) {
-    case UTF8PROC_CATEGORY_PC: case UTF8PROC_CATEGORY_PD: case UTF8PROC_CATEGORY_PS: case UTF8PROC_CATEGORY_PE:
-    case UTF8PROC_CATEGORY_PI: case UTF8PROC_CATEGORY_PF: case UTF8PROC_CATEGORY_PO:
-      return !in_table(kPunctuationAfterUnicode8, c);
-    default:
-      return false;
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO: return !in_table(kPunctuationAfterUnicode8, c);
+    default: return false;
   }
 }
 

@@ -16,10 +16,10 @@ std::size_t utf8_complete_length(std::string_view s);
 // `s` with every invalid byte replaced by U+FFFD, so it is safe for JSON and terminals.
 std::string valid_utf8(std::string_view s);
 
-bool is_whitespace(char32_t c);   // Rust char::is_whitespace (White_Space property)
-bool is_control(char32_t c);      // Cc, Co, Cs and Unicode 8.0 Cf (as HF), except tab, newline, return
-bool is_punctuation(char32_t c);  // ASCII punctuation or categories Pc Pd Ps Pe Pi Pf Po
-bool is_chinese_char(char32_t c); // the CJK blocks BERT surrounds with spaces
+bool is_whitespace(char32_t c);    // Rust char::is_whitespace (White_Space property)
+bool is_control(char32_t c);       // Cc, Co, Cs and Unicode 8.0 Cf (as HF), except tab, newline, return
+bool is_punctuation(char32_t c);   // ASCII punctuation or categories Pc Pd Ps Pe Pi Pf Po
+bool is_chinese_char(char32_t c);  // the CJK blocks BERT surrounds with spaces
 bool is_nonspacing_mark(char32_t c);
 
 }  // namespace kotae::text

@@ -44,10 +44,12 @@ WordPieceTokenizer::WordPieceTokenizer(std::unordered_map<std::string, std::int3
     : vocab_(std::move(vocab)), options_(std::move(options)) {
   for (const auto& entry : vocab_) {
     if (entry.second >= 0 && entry.second < (1 << 24)) {  // a checked file; still, no huge allocation
-      if (tokens_.size() <= static_cast<std::size_t>(entry.second)) tokens_.resize(static_cast<std::size_t>(entry.second) + 1);
+      if (tokens_.size() <= static_cast<std::size_t>(entry.second))
+        tokens_.resize(static_cast<std::size_t>(entry.second) + 1);
       tokens_[static_cast<std::size_t>(entry.second)] = entry.first;
     }
-    const auto chars = std::count_if(entry.first.begin(), entry.first.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; });
+    const auto chars =
+        std::count_if(entry.first.begin(), entry.first.end(), [](unsigned char c) { return (c & 0xC0) != 0x80; });
     longest_token_chars_ = std::max(longest_token_chars_, static_cast<std::size_t>(chars));
   }
 }
@@ -180,7 +182,8 @@ std::size_t WordPieceTokenizer::match_added_token(std::string_view input, std::s
   return best;
 }
 
-void WordPieceTokenizer::tokenize_span(std::string_view input, std::size_t begin, std::size_t end, Encoding& out) const {
+void WordPieceTokenizer::tokenize_span(std::string_view input, std::size_t begin, std::size_t end,
+                                       Encoding& out) const {
   if (begin >= end) return;
   const NormalizedText text = bert_normalize(input.substr(begin, end - begin), options_.normalizer);
   const std::size_t first_token = out.size();

@@ -75,8 +75,8 @@ class WordPieceTokenizer final : public Tokenizer {
   WordPieceOptions options_;
   std::int32_t unk_id_ = -1, cls_id_ = -1, sep_id_ = -1, pad_id_ = 0;
   std::vector<std::pair<std::string, std::int32_t>> added_;  // resolved options_.added_tokens
-  std::array<bool, 256> added_first_byte_{};                   // bytes an added token can start with
-  std::size_t longest_token_chars_ = 0;                        // code points of the longest vocabulary entry
+  std::array<bool, 256> added_first_byte_{};                 // bytes an added token can start with
+  std::size_t longest_token_chars_ = 0;                      // code points of the longest vocabulary entry
 };
 
 }  // namespace kotae::text

@@ -2,8 +2,8 @@
 
 #include <optional>
 
-#include "queue/queue_metrics.h"
 #include "core/log.h"
+#include "queue/queue_metrics.h"
 
 namespace kotae::worker {
 
@@ -17,8 +17,12 @@ using queue::TaskEvent;
 AnswerWorker::AnswerWorker(AnswerWorkerOptions options, Generator& generator)
     : options_(std::move(options)),
       generator_(generator),
-      consumer_({.queue_url = options_.queue_url, .queue = options_.queue, .threads = 1, .consumer = options_.consumer,
-                 .block = options_.block, .take_max = 1},  // one at a time: the others wait for a free worker
+      consumer_({.queue_url = options_.queue_url,
+                 .queue = options_.queue,
+                 .threads = 1,
+                 .consumer = options_.consumer,
+                 .block = options_.block,
+                 .take_max = 1},  // one at a time: the others wait for a free worker
                 [this](queue::WorkQueue& queue, const queue::QueueEntry& entry) { handle(queue, entry); }) {}
 
 void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entry) {
@@ -43,7 +47,8 @@ void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   };
   const nlohmann::json where{{"task", task->id}, {"tenant", task->options.tenant}, {"attempt", entry.attempts}};
   // Counted and logged before its last event goes out: whoever sees the task end finds it counted.
-  auto finish = [&](std::atomic<std::uint64_t>& outcome, const char* what, std::optional<TaskEvent> last = std::nullopt) {
+  auto finish = [&](std::atomic<std::uint64_t>& outcome, const char* what,
+                    std::optional<TaskEvent> last = std::nullopt) {
     ++outcome;
     log_event("answer_task", {{"where", where}, {"outcome", what}});
     if (last) (void)publish(*last);
@@ -83,9 +88,11 @@ void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     return true;
   });
   if (!pending.empty()) (void)publish({TaskEvent::Kind::piece, pending});
-  if (!generated) return finish(counters_.failed, "failed", TaskEvent{TaskEvent::Kind::failed, generated.error().message});
+  if (!generated)
+    return finish(counters_.failed, "failed", TaskEvent{TaskEvent::Kind::failed, generated.error().message});
   if (cancelled) {
-    return finish(counters_.cancelled, "cancelled", TaskEvent{TaskEvent::Kind::failed, "cancelled: no one waits for it any more"});
+    return finish(counters_.cancelled, "cancelled",
+                  TaskEvent{TaskEvent::Kind::failed, "cancelled: no one waits for it any more"});
   }
   TaskEvent done{TaskEvent::Kind::done};
   done.stats = generated->stats;
@@ -95,10 +102,15 @@ void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
 std::string answer_metrics_text(const AnswerWorker& worker) {
   const AnswerCounters& c = worker.counters();
   std::string out;
-  queue::append_metric_header(out, "kotae_answer_tasks_total", "counter",
-                              "Answer tasks this worker finished, by outcome (client_gone and expired: dropped unstarted).");
-  for (const auto& [outcome, value] : {std::pair{"answered", &c.answered}, {"failed", &c.failed}, {"cancelled", &c.cancelled},
-                                       {"client_gone", &c.client_gone}, {"expired", &c.expired}, {"abandoned", &c.abandoned}}) {
+  queue::append_metric_header(
+      out, "kotae_answer_tasks_total", "counter",
+      "Answer tasks this worker finished, by outcome (client_gone and expired: dropped unstarted).");
+  for (const auto& [outcome, value] : {std::pair{"answered", &c.answered},
+                                       {"failed", &c.failed},
+                                       {"cancelled", &c.cancelled},
+                                       {"client_gone", &c.client_gone},
+                                       {"expired", &c.expired},
+                                       {"abandoned", &c.abandoned}}) {
     out += "kotae_answer_tasks_total{outcome=\"";
     out += outcome;
     out += "\"} " + std::to_string(value->load()) + "\n";

@@ -22,10 +22,11 @@ namespace kotae::worker {
 
 struct AnswerWorkerOptions {
   std::string queue_url;
-  queue::WorkQueueOptions queue = {.name = queue::kAnswerQueue, .claim_idle = std::chrono::seconds(10), .max_attempts = 2};
-  std::string consumer;                          // this process in the consumer group
-  std::chrono::milliseconds coalesce{25};        // pieces made within this go out in one write
-  std::chrono::milliseconds gone_check{250};     // how often a running task looks whether it is still wanted
+  queue::WorkQueueOptions queue = {
+      .name = queue::kAnswerQueue, .claim_idle = std::chrono::seconds(10), .max_attempts = 2};
+  std::string consumer;                       // this process in the consumer group
+  std::chrono::milliseconds coalesce{25};     // pieces made within this go out in one write
+  std::chrono::milliseconds gone_check{250};  // how often a running task looks whether it is still wanted
   std::chrono::milliseconds block{500};
 };
 

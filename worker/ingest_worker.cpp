@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "rag/ingester.h"
 #include "core/log.h"
+#include "rag/ingester.h"
 #include "text/loaders/loader.h"
 
 namespace kotae::worker {
@@ -21,8 +21,11 @@ IngestWorker::IngestWorker(IngestWorkerOptions options, server::CollectionRegist
     : options_(std::move(options)),
       collections_(collections),
       jobs_(jobs),
-      consumer_({.queue_url = options_.queue_url, .queue = options_.queue, .threads = options_.concurrency,
-                 .consumer = options_.consumer, .block = options_.block},
+      consumer_({.queue_url = options_.queue_url,
+                 .queue = options_.queue,
+                 .threads = options_.concurrency,
+                 .consumer = options_.consumer,
+                 .block = options_.block},
                 [this](queue::WorkQueue& queue, const queue::QueueEntry& entry) { handle(queue, entry); }) {}
 
 void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entry) {
@@ -51,8 +54,9 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
       consumer_.sleep_unless_stopped(kReconnectWait);
       return;
     }
-    const std::string reason = "gave up after " + std::to_string(entry.attempts - 1) + " attempts: " +
-                               (last->empty() ? "its worker stopped while indexing it (killed, or out of memory)" : *last);
+    const std::string reason =
+        "gave up after " + std::to_string(entry.attempts - 1) +
+        " attempts: " + (last->empty() ? "its worker stopped while indexing it (killed, or out of memory)" : *last);
     // The letter is written before the job shows the file failed: whoever sees that finds the letter.
     if (!queue.write_dead_letter(entry, reason)) {
       consumer_.sleep_unless_stopped(kReconnectWait);
@@ -99,15 +103,19 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   if (report->status == rag::FileStatus::unchanged && entry.attempts > 1) {
     // An earlier attempt committed it and died before recording so: it was indexed, once.
     status = "indexed";
-    if (auto stored = c.store->find_document(name); stored && *stored) chunks = static_cast<std::size_t>((*stored)->chunk_count);
+    if (auto stored = c.store->find_document(name); stored && *stored)
+      chunks = static_cast<std::size_t>((*stored)->chunk_count);
   }
   if (auto recorded = jobs_.finish_file(job_id, file, status, chunks, report->error); !recorded) {
     return retry(recorded.error().message);  // the document is stored; the next attempt finds it unchanged
   }
   (void)queue.acknowledge(entry);  // lost: delivered again, and acknowledged then without work
-  if (status == "indexed") ++counters_.indexed;
-  else if (status == "unchanged") ++counters_.unchanged;
-  else ++counters_.failed;
+  if (status == "indexed")
+    ++counters_.indexed;
+  else if (status == "unchanged")
+    ++counters_.unchanged;
+  else
+    ++counters_.failed;
   counters_.chunks += chunks;
   log_event("file_done", {{"where", where}, {"status", status}, {"chunks", chunks}});
 }

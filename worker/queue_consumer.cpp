@@ -27,7 +27,9 @@ QueueConsumer::QueueConsumer(QueueConsumerOptions options, EntryHandler handle)
   threads_.emplace_back([this] { heartbeat(); });
 }
 
-QueueConsumer::~QueueConsumer() { stop(); }
+QueueConsumer::~QueueConsumer() {
+  stop();
+}
 
 void QueueConsumer::stop() {
   {
@@ -45,12 +47,16 @@ bool QueueConsumer::sleep_unless_stopped(Milliseconds time) {
   return !stopped_.wait_for(lock, time, [this] { return stopping_.load(); });
 }
 
-std::string QueueConsumer::consumer(std::size_t thread) const { return options_.consumer + "-" + std::to_string(thread); }
+std::string QueueConsumer::consumer(std::size_t thread) const {
+  return options_.consumer + "-" + std::to_string(thread);
+}
 
 void QueueConsumer::hold(std::size_t thread, const queue::QueueEntry* entry) {
   std::lock_guard lock(mutex_);
-  if (entry) held_[thread] = *entry;
-  else held_.erase(thread);
+  if (entry)
+    held_[thread] = *entry;
+  else
+    held_.erase(thread);
 }
 
 void QueueConsumer::heartbeat() {

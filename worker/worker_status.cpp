@@ -8,7 +8,8 @@ std::string ingest_metrics_text(const IngestWorker& worker) {
   const WorkerCounters& c = worker.counters();
   std::string out;
   queue::append_metric_header(out, "kotae_worker_files_total", "counter", "Files this worker finished, by outcome.");
-  for (const auto& [outcome, value] : {std::pair{"indexed", &c.indexed}, {"unchanged", &c.unchanged}, {"failed", &c.failed}}) {
+  for (const auto& [outcome, value] :
+       {std::pair{"indexed", &c.indexed}, {"unchanged", &c.unchanged}, {"failed", &c.failed}}) {
     out += "kotae_worker_files_total{outcome=\"";
     out += outcome;
     out += "\"} " + std::to_string(value->load()) + "\n";
@@ -27,15 +28,16 @@ std::string ingest_metrics_text(const IngestWorker& worker) {
 }
 
 Result<std::unique_ptr<server::HttpServer>> serve_status(const std::string& host, unsigned short port,
-                                                         std::function<bool()> ready, std::function<std::string()> metrics) {
+                                                         std::function<bool()> ready,
+                                                         std::function<std::string()> metrics) {
   server::HttpServerOptions http;
   http.host = host;
   http.port = port;
   http.io_threads = 1;
   http.max_body_bytes = 0;
   http.max_connections = 64;
-  auto handle = [ready = std::move(ready), metrics = std::move(metrics)](
-                    server::HttpRequest request, std::shared_ptr<server::Responder> responder) {
+  auto handle = [ready = std::move(ready), metrics = std::move(metrics)](server::HttpRequest request,
+                                                                         std::shared_ptr<server::Responder> responder) {
     server::HttpResponse response;
     response.content_type = "text/plain; charset=utf-8";
     if (request.method != "GET") {

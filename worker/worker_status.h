@@ -17,7 +17,8 @@ namespace kotae::worker {
 // Listens on HOST:PORT until destroyed; `ready` says whether the worker reaches what it needs, and
 // `metrics` gives the Prometheus text (the worker's figures, then the queue's).
 Result<std::unique_ptr<server::HttpServer>> serve_status(const std::string& host, unsigned short port,
-                                                         std::function<bool()> ready, std::function<std::string()> metrics);
+                                                         std::function<bool()> ready,
+                                                         std::function<std::string()> metrics);
 
 std::string ingest_metrics_text(const IngestWorker& worker);
 

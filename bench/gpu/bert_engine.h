@@ -22,7 +22,9 @@ class BertEngine {
     for (const auto& v : cuda::bert_reference_embed(weights_, texts)) flat.insert(flat.end(), v.begin(), v.end());
     return flat;
   }
-  std::vector<float> score(const std::vector<cuda::PairTokens>& pairs) { return cuda::bert_reference_score(weights_, pairs); }
+  std::vector<float> score(const std::vector<cuda::PairTokens>& pairs) {
+    return cuda::bert_reference_score(weights_, pairs);
+  }
   std::string name() const { return "kotae-cpu-reference-fp32"; }
   std::string device() const { return "CPU"; }
 
@@ -32,7 +34,8 @@ class BertEngine {
 #else
 class BertEngine {
  public:
-  BertEngine(const cuda::BertWeights& weights, int max_batch, int max_tokens) : encoder_(weights, max_batch, max_tokens) {}
+  BertEngine(const cuda::BertWeights& weights, int max_batch, int max_tokens)
+      : encoder_(weights, max_batch, max_tokens) {}
   std::vector<float> embed(const std::vector<std::vector<int>>& texts) { return encoder_.embed(texts); }
   std::vector<float> score(const std::vector<cuda::PairTokens>& pairs) { return encoder_.score(pairs); }
   std::string name() const { return "kotae-cuda-fp16"; }

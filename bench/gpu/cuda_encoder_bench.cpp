@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
 
   const std::vector<std::vector<int>> first(texts.begin(), texts.begin() + kBatch);
   const auto vectors = encoder.embed(first);
-  std::ofstream(argv[4], std::ios::binary).write(reinterpret_cast<const char*>(vectors.data()), vectors.size() * sizeof(float));
+  std::ofstream(argv[4], std::ios::binary)
+      .write(reinterpret_cast<const char*>(vectors.data()), vectors.size() * sizeof(float));
   const std::vector<std::vector<int>> few(texts.begin(), texts.begin() + 8);
   const auto reference = kotae::cuda::bert_reference_embed(weights, few);
   double worst = 1.0;
@@ -70,12 +71,16 @@ int main(int argc, char** argv) {
   for (int batch : {1, kBatch}) {
     std::vector<std::vector<int>> group(batch);
     const auto t = time_encoder(
-        seconds, batch, [&](std::size_t done) { for (int b = 0; b < batch; ++b) group[b] = texts[(done + b) % texts.size()]; },
+        seconds, batch,
+        [&](std::size_t done) {
+          for (int b = 0; b < batch; ++b) group[b] = texts[(done + b) % texts.size()];
+        },
         [&] { encoder.embed(group); });
-    std::printf("{\"name\": \"encoder\", \"engine\": \"kotae-cuda-fp16\", \"batch\": %d, \"calls\": %zu, \"p50_ms\": %.4f, "
-                "\"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f, \"mean_tokens\": %.1f, \"device\": \"%s\"}\n",
-                batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s,
-                static_cast<double>(tokens_total) / texts.size(), encoder.device_name().c_str());
+    std::printf(
+        "{\"name\": \"encoder\", \"engine\": \"kotae-cuda-fp16\", \"batch\": %d, \"calls\": %zu, \"p50_ms\": %.4f, "
+        "\"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f, \"mean_tokens\": %.1f, \"device\": \"%s\"}\n",
+        batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s, static_cast<double>(tokens_total) / texts.size(),
+        encoder.device_name().c_str());
   }
   return 0;
 }

@@ -25,12 +25,13 @@ int main() {
   for (std::size_t i = 0; i < report.devices.size(); ++i) {
     const auto& d = report.devices[i];
     const auto advice = kotae::advise_precision(d.compute_major, d.compute_minor);
-    std::printf("%s{\"index\": %d, \"name\": %s, \"compute_capability\": \"%d.%d\", \"multiprocessors\": %d, "
-                "\"memory_bytes\": %zu, \"memory_bandwidth_gb_s\": %.1f, \"mig_enabled\": %s, \"mig_instances\": %zu, "
-                "\"precision\": %s, \"int8\": %s}",
-                i ? ", " : "", d.index, quoted(d.name).c_str(), d.compute_major, d.compute_minor, d.multiprocessors,
-                d.memory_bytes, d.memory_bandwidth_gb_s, d.mig_enabled ? "true" : "false", d.mig_instances.size(),
-                quoted(advice.recommended).c_str(), advice.int8 ? "true" : "false");
+    std::printf(
+        "%s{\"index\": %d, \"name\": %s, \"compute_capability\": \"%d.%d\", \"multiprocessors\": %d, "
+        "\"memory_bytes\": %zu, \"memory_bandwidth_gb_s\": %.1f, \"mig_enabled\": %s, \"mig_instances\": %zu, "
+        "\"precision\": %s, \"int8\": %s}",
+        i ? ", " : "", d.index, quoted(d.name).c_str(), d.compute_major, d.compute_minor, d.multiprocessors,
+        d.memory_bytes, d.memory_bandwidth_gb_s, d.mig_enabled ? "true" : "false", d.mig_instances.size(),
+        quoted(advice.recommended).c_str(), advice.int8 ? "true" : "false");
   }
   std::printf("]}\n");
   return 0;

@@ -79,7 +79,8 @@ int main(int argc, char** argv) {
   std::size_t tokens_total = 0;
   for (std::string line; std::getline(in, line);) {
     std::vector<llama_token> tokens(kMaxTokens + 8);
-    int n = llama_tokenize(vocab, line.data(), static_cast<int>(line.size()), tokens.data(), static_cast<int>(tokens.size()), true, false);
+    int n = llama_tokenize(vocab, line.data(), static_cast<int>(line.size()), tokens.data(),
+                           static_cast<int>(tokens.size()), true, false);
     if (n < 0) n = static_cast<int>(tokens.size());
     tokens.resize(std::min(n, kMaxTokens));
     tokens_total += tokens.size();
@@ -92,18 +93,20 @@ int main(int argc, char** argv) {
   // The first 64 texts' vectors, for the parity check against sentence-transformers.
   {
     const auto vectors = encoder.encode(texts, 0, kBatch);
-    std::ofstream(argv[4], std::ios::binary).write(reinterpret_cast<const char*>(vectors.data()), vectors.size() * sizeof(float));
+    std::ofstream(argv[4], std::ios::binary)
+        .write(reinterpret_cast<const char*>(vectors.data()), vectors.size() * sizeof(float));
   }
   for (int i = 0; i < 20; ++i) encoder.encode(texts, i * kBatch, kBatch);
 
   for (int batch : {1, kBatch}) {
     std::size_t first = 0;
-    const auto t = time_encoder(seconds, batch, [&](std::size_t done) { first = done; },
-                                [&] { encoder.encode(texts, first, batch); });
-    std::printf("{\"name\": \"encoder\", \"engine\": \"%s\", \"batch\": %d, \"calls\": %zu, \"p50_ms\": %.4f, "
-                "\"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f, \"mean_tokens\": %.1f}\n",
-                engine, batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s,
-                static_cast<double>(tokens_total) / texts.size());
+    const auto t = time_encoder(
+        seconds, batch, [&](std::size_t done) { first = done; }, [&] { encoder.encode(texts, first, batch); });
+    std::printf(
+        "{\"name\": \"encoder\", \"engine\": \"%s\", \"batch\": %d, \"calls\": %zu, \"p50_ms\": %.4f, "
+        "\"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f, \"mean_tokens\": %.1f}\n",
+        engine, batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s,
+        static_cast<double>(tokens_total) / texts.size());
   }
   llama_batch_free(encoder.batch);
   llama_free(ctx);

@@ -18,7 +18,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 void decode(llama_context* ctx, llama_batch batch) {
   if (llama_decode(ctx, batch) != 0) {
@@ -55,7 +57,8 @@ int main(int argc, char** argv) {
   std::vector<llama_token> prompt;
   while (static_cast<int>(prompt.size()) < prompt_tokens) {
     std::vector<llama_token> piece(256);
-    const int n = llama_tokenize(vocab, text.data(), static_cast<int>(text.size()), piece.data(), 256, prompt.empty(), false);
+    const int n =
+        llama_tokenize(vocab, text.data(), static_cast<int>(text.size()), piece.data(), 256, prompt.empty(), false);
     if (n <= 0) return std::fprintf(stderr, "cannot tokenize\n"), 1;
     prompt.insert(prompt.end(), piece.begin(), piece.begin() + n);
   }
@@ -89,12 +92,13 @@ int main(int argc, char** argv) {
   }
   char description[256];
   llama_model_desc(model, description, sizeof description);
-  std::printf("{\"name\": \"generation\", \"engine\": \"llama.cpp-%s\", \"model\": \"%s\", \"layers\": %d, "
-              "\"gpu_offload\": %s, \"gpu_devices\": \"%s\", \"prompt_tokens\": %d, \"prompt_tokens_per_s\": %.1f, "
-              "\"generated_tokens\": %d, \"tokens_per_s\": %.1f, \"runs\": %d}\n",
-              cpu ? "cpu" : "gpu", description, llama_model_n_layer(model),
-              llama_supports_gpu_offload() && !cpu ? "true" : "false", devices.c_str(), prompt_tokens,
-              prompt_rates[prompt_rates.size() / 2], generated, generation_rates[generation_rates.size() / 2], runs);
+  std::printf(
+      "{\"name\": \"generation\", \"engine\": \"llama.cpp-%s\", \"model\": \"%s\", \"layers\": %d, "
+      "\"gpu_offload\": %s, \"gpu_devices\": \"%s\", \"prompt_tokens\": %d, \"prompt_tokens_per_s\": %.1f, "
+      "\"generated_tokens\": %d, \"tokens_per_s\": %.1f, \"runs\": %d}\n",
+      cpu ? "cpu" : "gpu", description, llama_model_n_layer(model),
+      llama_supports_gpu_offload() && !cpu ? "true" : "false", devices.c_str(), prompt_tokens,
+      prompt_rates[prompt_rates.size() / 2], generated, generation_rates[generation_rates.size() / 2], runs);
   llama_free(ctx);
   llama_model_free(model);
   return 0;

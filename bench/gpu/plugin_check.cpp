@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
   void* encoder = open(argv[2], 12, 64, 256, error, sizeof error);
   if (!encoder) return std::fprintf(stderr, "%s\n", error), 1;
   // "Is SQLite threadsafe? Threads are evil." and "How do I create an AUTOINCREMENT field?"
-  const std::vector<std::vector<int>> texts = {{101, 2003, 29296, 4221, 16457, 10354, 2063, 1029, 16457, 2024, 4763, 1012, 102},
-                                               {101, 2129, 2079, 1045, 3443, 2019, 8285, 2378, 16748, 3672, 2492, 1029, 102}};
+  const std::vector<std::vector<int>> texts = {
+      {101, 2003, 29296, 4221, 16457, 10354, 2063, 1029, 16457, 2024, 4763, 1012, 102},
+      {101, 2129, 2079, 1045, 3443, 2019, 8285, 2378, 16748, 3672, 2492, 1029, 102}};
   std::vector<int> ids, lengths;
   for (const auto& t : texts) {
     ids.insert(ids.end(), t.begin(), t.end());
@@ -54,7 +55,9 @@ int main(int argc, char** argv) {
   }
   close(encoder);
   const bool ok = worst_reference > 0.999 && worst_states > 0.999;
-  std::printf("{\"name\": \"cuda_plugin_check\", \"ok\": %s, \"vectors_vs_cpu_reference_min_cosine\": %.7f, "
-              "\"pooled_states_vs_vectors_min_cosine\": %.7f}\n", ok ? "true" : "false", worst_reference, worst_states);
+  std::printf(
+      "{\"name\": \"cuda_plugin_check\", \"ok\": %s, \"vectors_vs_cpu_reference_min_cosine\": %.7f, "
+      "\"pooled_states_vs_vectors_min_cosine\": %.7f}\n",
+      ok ? "true" : "false", worst_reference, worst_states);
   return ok ? 0 : 1;
 }

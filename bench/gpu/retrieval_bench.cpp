@@ -58,9 +58,13 @@ std::vector<std::string> read_lines(const char* path, std::size_t limit = 0) {
   return lines;
 }
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
-Ids to_ids(const text::Encoding& e) { return {e.ids.begin(), e.ids.end()}; }
+Ids to_ids(const text::Encoding& e) {
+  return {e.ids.begin(), e.ids.end()};
+}
 
 // The model behind a dynamic batcher: many threads submit, one worker runs the engine.
 template <class Request, class Response>
@@ -85,9 +89,10 @@ class Batched {
 
 void print_timing(const char* name, const std::string& engine, const char* how, int batch, const EncoderTiming& t,
                   const char* extra = "") {
-  std::printf("{\"name\": \"%s\", \"engine\": \"%s\", \"from\": \"text\", \"batcher\": %s, \"batch\": %d, \"calls\": %zu, "
-              "\"p50_ms\": %.4f, \"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f%s}\n",
-              name, engine.c_str(), how, batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s, extra);
+  std::printf(
+      "{\"name\": \"%s\", \"engine\": \"%s\", \"from\": \"text\", \"batcher\": %s, \"batch\": %d, \"calls\": %zu, "
+      "\"p50_ms\": %.4f, \"p95_ms\": %.4f, \"p99_ms\": %.4f, \"texts_per_s\": %.1f%s}\n",
+      name, engine.c_str(), how, batch, t.calls, t.p50_ms, t.p95_ms, t.p99_ms, t.texts_per_s, extra);
   std::fflush(stdout);
 }
 
@@ -162,13 +167,20 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 6; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--seconds") o.seconds = std::stod(value);
-    else if (flag == "--candidates") o.candidates = std::stoul(value);
-    else if (flag == "--batch") o.batch = std::stoi(value);
-    else if (flag == "--rerank-pairs") o.rerank_pairs = std::stoi(value);
-    else if (flag == "--max-passages") o.max_passages = std::stoul(value);
-    else if (flag == "--passage-tokens") o.passage_tokens = std::stoi(value);
-    else if (flag == "--warm-up") o.warm_up = std::stoi(value);
+    if (flag == "--seconds")
+      o.seconds = std::stod(value);
+    else if (flag == "--candidates")
+      o.candidates = std::stoul(value);
+    else if (flag == "--batch")
+      o.batch = std::stoi(value);
+    else if (flag == "--rerank-pairs")
+      o.rerank_pairs = std::stoi(value);
+    else if (flag == "--max-passages")
+      o.max_passages = std::stoul(value);
+    else if (flag == "--passage-tokens")
+      o.passage_tokens = std::stoi(value);
+    else if (flag == "--warm-up")
+      o.warm_up = std::stoi(value);
     else if (flag == "--rates") {
       o.rates.clear();
       std::stringstream list(value);
@@ -185,9 +197,10 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc < 6) {
-    std::fprintf(stderr, "usage: retrieval_bench ENCODER.safetensors CROSS.safetensors TOKENIZER.json PASSAGES QUERIES "
-                         "[--seconds S] [--rates 50,200] [--candidates K] [--batch B] [--rerank-pairs P] "
-                         "[--max-passages N] [--passage-tokens T] [--warm-up N]\n");
+    std::fprintf(stderr,
+                 "usage: retrieval_bench ENCODER.safetensors CROSS.safetensors TOKENIZER.json PASSAGES QUERIES "
+                 "[--seconds S] [--rates 50,200] [--candidates K] [--batch B] [--rerank-pairs P] "
+                 "[--max-passages N] [--passage-tokens T] [--warm-up N]\n");
     return 2;
   }
   const Options o = parse(argc, argv);
@@ -222,9 +235,10 @@ int main(int argc, char** argv) {
     const auto v = encoder.embed(group);
     index.insert(index.end(), v.begin(), v.end());
   }
-  std::printf("{\"name\": \"retrieval_index\", \"engine\": \"%s\", \"device\": \"%s\", \"passages\": %zu, \"queries\": %zu, "
-              "\"milliseconds\": %.1f}\n",
-              engine.c_str(), encoder.device().c_str(), passages.size(), queries.size(), ms_since(t0));
+  std::printf(
+      "{\"name\": \"retrieval_index\", \"engine\": \"%s\", \"device\": \"%s\", \"passages\": %zu, \"queries\": %zu, "
+      "\"milliseconds\": %.1f}\n",
+      engine.c_str(), encoder.device().c_str(), passages.size(), queries.size(), ms_since(t0));
   std::fflush(stdout);
 
 #ifndef KOTAE_BENCH_CPU_REFERENCE
@@ -242,12 +256,14 @@ int main(int argc, char** argv) {
     const auto reference = cuda::bert_reference_embed(encoder_weights, texts);
     double cosine = 1;
     for (std::size_t i = 0; i < texts.size(); ++i) {
-      cosine = std::min(cosine, std::inner_product(reference[i].begin(), reference[i].end(), vectors.begin() + i * hidden, 0.0));
+      cosine = std::min(
+          cosine, std::inner_product(reference[i].begin(), reference[i].end(), vectors.begin() + i * hidden, 0.0));
     }
-    std::printf("{\"name\": \"cross_encoder_reference\", \"engine\": \"%s\", \"pairs\": 3, \"max_abs_score_diff\": %.6f, "
-                "\"score_range\": [%.4f, %.4f], \"encoder_min_cosine\": %.7f}\n",
-                engine.c_str(), worst, *std::min_element(cpu.begin(), cpu.end()), *std::max_element(cpu.begin(), cpu.end()),
-                cosine);
+    std::printf(
+        "{\"name\": \"cross_encoder_reference\", \"engine\": \"%s\", \"pairs\": 3, \"max_abs_score_diff\": %.6f, "
+        "\"score_range\": [%.4f, %.4f], \"encoder_min_cosine\": %.7f}\n",
+        engine.c_str(), worst, *std::min_element(cpu.begin(), cpu.end()), *std::max_element(cpu.begin(), cpu.end()),
+        cosine);
   }
 #endif
 
@@ -255,7 +271,10 @@ int main(int argc, char** argv) {
   for (int batch : {1, o.batch}) {
     std::vector<const std::string*> group(batch);
     const auto t = time_encoder(
-        o.seconds, batch, [&](std::size_t done) { for (int b = 0; b < batch; ++b) group[b] = &queries[(done + b) % queries.size()]; },
+        o.seconds, batch,
+        [&](std::size_t done) {
+          for (int b = 0; b < batch; ++b) group[b] = &queries[(done + b) % queries.size()];
+        },
         [&] {
           std::vector<Ids> ids;
           for (const auto* q : group) ids.push_back(encode_query(*q));
@@ -269,7 +288,8 @@ int main(int argc, char** argv) {
   Batched<Ids, std::vector<float>> encoder_batcher("encoder", encode_policy, [&](std::vector<Ids>& texts) {
     const auto flat = encoder.embed(texts);
     std::vector<std::vector<float>> out;
-    for (std::size_t i = 0; i < texts.size(); ++i) out.emplace_back(flat.begin() + i * hidden, flat.begin() + (i + 1) * hidden);
+    for (std::size_t i = 0; i < texts.size(); ++i)
+      out.emplace_back(flat.begin() + i * hidden, flat.begin() + (i + 1) * hidden);
     return out;
   });
   auto embed_batched = [&](const std::string& q) {
@@ -289,15 +309,19 @@ int main(int argc, char** argv) {
   // Reranking P pairs in one call, from text.
   {
     std::size_t round = 0;
-    const auto t = time_encoder(o.seconds, o.rerank_pairs, [&](std::size_t) { ++round; }, [&] {
-      const auto& q = queries[round % queries.size()];
-      std::vector<cuda::PairTokens> pairs;
-      for (int i = 0; i < o.rerank_pairs; ++i) pairs.push_back(encode_pair(q, passages[(round + i) % passages.size()]));
-      cross.score(pairs);
-    });
-    std::printf("{\"name\": \"rerank\", \"engine\": \"%s\", \"from\": \"text\", \"pairs\": %d, \"max_tokens\": %d, "
-                "\"calls\": %zu, \"p50_ms\": %.4f, \"p95_ms\": %.4f, \"pairs_per_s\": %.1f}\n",
-                engine.c_str(), o.rerank_pairs, o.passage_tokens, t.calls, t.p50_ms, t.p95_ms, t.texts_per_s);
+    const auto t = time_encoder(
+        o.seconds, o.rerank_pairs, [&](std::size_t) { ++round; },
+        [&] {
+          const auto& q = queries[round % queries.size()];
+          std::vector<cuda::PairTokens> pairs;
+          for (int i = 0; i < o.rerank_pairs; ++i)
+            pairs.push_back(encode_pair(q, passages[(round + i) % passages.size()]));
+          cross.score(pairs);
+        });
+    std::printf(
+        "{\"name\": \"rerank\", \"engine\": \"%s\", \"from\": \"text\", \"pairs\": %d, \"max_tokens\": %d, "
+        "\"calls\": %zu, \"p50_ms\": %.4f, \"p95_ms\": %.4f, \"pairs_per_s\": %.1f}\n",
+        engine.c_str(), o.rerank_pairs, o.passage_tokens, t.calls, t.p50_ms, t.p95_ms, t.texts_per_s);
     std::fflush(stdout);
   }
 
@@ -356,12 +380,15 @@ int main(int argc, char** argv) {
       }
     }
     std::vector<double> ok;
-    for (double l : latency) if (l >= 0) ok.push_back(l);
+    for (double l : latency)
+      if (l >= 0) ok.push_back(l);
     if (ok.empty()) ok.push_back(0);
-    std::printf("{\"name\": \"retrieval_rerank\", \"engine\": \"%s\", \"rate\": %.0f, \"requests\": %zu, \"errors\": %zu, "
-                "\"candidates\": %zu, \"passages\": %zu, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f}\n",
-                engine.c_str(), rate, requests, errors.load(), candidates, passages.size(), percentile(ok, 50),
-                percentile(ok, 95), percentile(ok, 99), *std::max_element(ok.begin(), ok.end()));
+    std::printf(
+        "{\"name\": \"retrieval_rerank\", \"engine\": \"%s\", \"rate\": %.0f, \"requests\": %zu, \"errors\": %zu, "
+        "\"candidates\": %zu, \"passages\": %zu, \"p50_ms\": %.3f, \"p95_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": "
+        "%.3f}\n",
+        engine.c_str(), rate, requests, errors.load(), candidates, passages.size(), percentile(ok, 50),
+        percentile(ok, 95), percentile(ok, 99), *std::max_element(ok.begin(), ok.end()));
     std::fflush(stdout);
   }
   return 0;

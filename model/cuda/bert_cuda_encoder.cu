@@ -11,16 +11,17 @@
 namespace kotae::cuda {
 namespace {
 
-constexpr int kHeadDim = 32;         // MiniLM, bge-small, e5-small: hidden / heads
+constexpr int kHeadDim = 32;  // MiniLM, bge-small, e5-small: hidden / heads
 constexpr int kNormThreads = 128;
-constexpr int kAttentionTile = 64;   // keys and values per pass through shared memory
+constexpr int kAttentionTile = 64;  // keys and values per pass through shared memory
 constexpr int kAttentionThreads = 256;
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 void check(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s)));
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(static_cast<int>(s)));
 }
 
 template <class T>
@@ -122,8 +123,8 @@ __global__ void bias_gelu(__half* y, const float* bias, int cols, size_t count) 
 // text's real tokens in one pass (online softmax). Keys and values pass through shared memory a tile of
 // kAttentionTile tokens at a time, so its use (8 KB) fits every GPU from sm_70 on, whatever the text's
 // length. qkv rows are [q | k | v] without their bias, which is added here.
-__global__ void attention(const __half* qkv, const float* qkv_bias, const int* lengths, int padded_length,
-                          int hidden, int heads, float scale, __half* context) {
+__global__ void attention(const __half* qkv, const float* qkv_bias, const int* lengths, int padded_length, int hidden,
+                          int heads, float scale, __half* context) {
   __shared__ __half keys[kAttentionTile * kHeadDim];
   __shared__ __half values[kAttentionTile * kHeadDim];
   const int text = blockIdx.x / heads, head = blockIdx.x % heads, length = lengths[text];
@@ -160,7 +161,8 @@ __global__ void attention(const __half* qkv, const float* qkv_bias, const int* l
     }
     if (i >= padded_length) continue;
     __half* out = context + (first + i) * hidden + q_off;
-    for (int d = 0; d < kHeadDim; ++d) out[d] = __float2half(real ? acc[d] / total : 0.0f);  // padding: never read, kept finite
+    for (int d = 0; d < kHeadDim; ++d)
+      out[d] = __float2half(real ? acc[d] / total : 0.0f);  // padding: never read, kept finite
   }
 }
 
@@ -180,13 +182,14 @@ __global__ void mean_pool_normalize(const __half* x, const int* lengths, int pad
   float unused = 0.0f;
   block_sums(square, unused);
   const float scale = rsqrtf(fmaxf(square, 1e-24f));
-  for (int k = 0, c = threadIdx.x; k < 4 && c < hidden; ++k, c += kNormThreads) out[(size_t)text * hidden + c] = v[k] * scale;
+  for (int k = 0, c = threadIdx.x; k < 4 && c < hidden; ++k, c += kNormThreads)
+    out[(size_t)text * hidden + c] = v[k] * scale;
 }
 
 // A cross-encoder's head on the pooler's output y (no bias yet): pooled = tanh(y + pooler_bias), then
 // score = the classifier's one logit, or logit[1] - logit[0] of two; one block per text.
-__global__ void tanh_classify(const __half* y, const float* pooler_bias, const float* classifier, const float* classifier_bias,
-                              int labels, int hidden, float* scores) {
+__global__ void tanh_classify(const __half* y, const float* pooler_bias, const float* classifier,
+                              const float* classifier_bias, int labels, int hidden, float* scores) {
   const int text = blockIdx.x;
   float logit[2] = {0.0f, 0.0f};
   for (int c = threadIdx.x; c < hidden; c += kNormThreads) {
@@ -195,7 +198,8 @@ __global__ void tanh_classify(const __half* y, const float* pooler_bias, const f
   }
   block_sums(logit[0], logit[1]);
   if (threadIdx.x == 0) {
-    scores[text] = labels == 1 ? logit[0] + classifier_bias[0] : (logit[1] + classifier_bias[1]) - (logit[0] + classifier_bias[0]);
+    scores[text] =
+        labels == 1 ? logit[0] + classifier_bias[0] : (logit[1] + classifier_bias[1]) - (logit[0] + classifier_bias[0]);
   }
 }
 
@@ -256,8 +260,8 @@ struct BertCudaEncoder::Impl {
 
   // Copies texts [first, first + batch) to the device, padded to the longest (cut at max_tokens), and
   // runs embeddings and every layer: x holds the final token states. Returns the padded length.
-  int encode(const std::vector<std::vector<int>>& texts, const std::vector<std::vector<int>>* text_types,
-             size_t first, int batch) {
+  int encode(const std::vector<std::vector<int>>& texts, const std::vector<std::vector<int>>* text_types, size_t first,
+             int batch) {
     int length = 1;
     for (int b = 0; b < batch; ++b) length = std::max(length, std::min<int>(texts[first + b].size(), max_tokens));
     for (int b = 0; b < batch; ++b) {
@@ -272,7 +276,8 @@ struct BertCudaEncoder::Impl {
     }
     const int rows = batch * length;
     check(cudaMemcpyAsync(ids, host_ids, rows * sizeof(int), cudaMemcpyHostToDevice, stream), "copy ids");
-    if (text_types) check(cudaMemcpyAsync(types, host_types, rows * sizeof(int), cudaMemcpyHostToDevice, stream), "copy types");
+    if (text_types)
+      check(cudaMemcpyAsync(types, host_types, rows * sizeof(int), cudaMemcpyHostToDevice, stream), "copy types");
     check(cudaMemcpyAsync(lengths, host_lengths, batch * sizeof(int), cudaMemcpyHostToDevice, stream), "copy lengths");
     embed_norm<<<rows, kNormThreads, 0, stream>>>(ids, text_types ? types : nullptr, length, word, position, type,
                                                   embed_gamma, embed_beta, hidden, epsilon, x);
@@ -280,8 +285,8 @@ struct BertCudaEncoder::Impl {
     const float scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim));
     for (const auto& l : layers) {
       gemm(x, l.qkv, qkv, rows);
-      attention<<<batch * heads, attention_threads, 0, stream>>>(qkv, l.qkv.bias, lengths, length, hidden,
-                                                                                heads, scale, context);
+      attention<<<batch * heads, attention_threads, 0, stream>>>(qkv, l.qkv.bias, lengths, length, hidden, heads, scale,
+                                                                 context);
       gemm(context, l.attention_output, scratch, rows);
       add_bias_residual_norm<<<rows, kNormThreads, 0, stream>>>(x, scratch, l.attention_output.bias, l.attention_gamma,
                                                                 l.attention_beta, hidden, epsilon);
@@ -289,14 +294,15 @@ struct BertCudaEncoder::Impl {
       const size_t inner_count = (size_t)rows * intermediate;
       bias_gelu<<<(inner_count + 255) / 256, 256, 0, stream>>>(inner, l.intermediate.bias, intermediate, inner_count);
       gemm(inner, l.output, scratch, rows);
-      add_bias_residual_norm<<<rows, kNormThreads, 0, stream>>>(x, scratch, l.output.bias, l.output_gamma, l.output_beta,
-                                                                hidden, epsilon);
+      add_bias_residual_norm<<<rows, kNormThreads, 0, stream>>>(x, scratch, l.output.bias, l.output_gamma,
+                                                                l.output_beta, hidden, epsilon);
     }
     return length;
   }
 };
 
-BertCudaEncoder::BertCudaEncoder(const BertWeights& w, int max_batch, int max_tokens) : impl_(std::make_unique<Impl>()) {
+BertCudaEncoder::BertCudaEncoder(const BertWeights& w, int max_batch, int max_tokens)
+    : impl_(std::make_unique<Impl>()) {
   auto& m = *impl_;
   if (w.hidden / w.heads != kHeadDim || w.hidden > 4 * kNormThreads) {
     throw std::runtime_error("this encoder handles head size 32 and a hidden size up to 512");
@@ -372,8 +378,12 @@ BertCudaEncoder::~BertCudaEncoder() {
   if (impl_->stream) cudaStreamDestroy(impl_->stream);
 }
 
-int BertCudaEncoder::hidden() const { return impl_->hidden; }
-std::string BertCudaEncoder::device_name() const { return impl_->device; }
+int BertCudaEncoder::hidden() const {
+  return impl_->hidden;
+}
+std::string BertCudaEncoder::device_name() const {
+  return impl_->device;
+}
 
 std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& texts,
                                           std::vector<std::vector<float>>* states) {
@@ -384,10 +394,12 @@ std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& t
     const int length = m.encode(texts, nullptr, first, batch), rows = batch * length;
     mean_pool_normalize<<<batch, kNormThreads, 0, m.stream>>>(m.x, m.lengths, length, m.hidden, m.out);
     check(cudaGetLastError(), "kernel launch");
-    check(cudaMemcpyAsync(m.host_out, m.out, (size_t)batch * m.hidden * sizeof(float), cudaMemcpyDeviceToHost, m.stream),
-          "copy vectors");
+    check(
+        cudaMemcpyAsync(m.host_out, m.out, (size_t)batch * m.hidden * sizeof(float), cudaMemcpyDeviceToHost, m.stream),
+        "copy vectors");
     if (states) {
-      check(cudaMemcpyAsync(m.host_states, m.x, (size_t)rows * m.hidden * sizeof(__half), cudaMemcpyDeviceToHost, m.stream),
+      check(cudaMemcpyAsync(m.host_states, m.x, (size_t)rows * m.hidden * sizeof(__half), cudaMemcpyDeviceToHost,
+                            m.stream),
             "copy token states");
     }
     check(cudaStreamSynchronize(m.stream), "encode");
@@ -395,14 +407,17 @@ std::vector<float> BertCudaEncoder::embed(const std::vector<std::vector<int>>& t
     if (states) {
       for (int b = 0; b < batch; ++b) {
         auto& text = states->emplace_back((size_t)m.host_lengths[b] * m.hidden);
-        for (size_t i = 0; i < text.size(); ++i) text[i] = __half2float(m.host_states[(size_t)b * length * m.hidden + i]);
+        for (size_t i = 0; i < text.size(); ++i)
+          text[i] = __half2float(m.host_states[(size_t)b * length * m.hidden + i]);
       }
     }
   }
   return result;
 }
 
-bool BertCudaEncoder::is_cross_encoder() const { return impl_->labels > 0; }
+bool BertCudaEncoder::is_cross_encoder() const {
+  return impl_->labels > 0;
+}
 
 std::vector<float> BertCudaEncoder::score(const std::vector<PairTokens>& pairs) {
   auto& m = *impl_;

@@ -24,7 +24,8 @@ class BertCudaEncoder {
 
   // Unit vectors, hidden floats per text, one after another. Texts longer than max_tokens are cut.
   // With `states`, also each text's final token states (its tokens x hidden floats), for pooling parts.
-  std::vector<float> embed(const std::vector<std::vector<int>>& texts, std::vector<std::vector<float>>* states = nullptr);
+  std::vector<float> embed(const std::vector<std::vector<int>>& texts,
+                           std::vector<std::vector<float>>* states = nullptr);
   // One relevance score per pair (see bert_reference_score); needs weights with a classifier head.
   std::vector<float> score(const std::vector<PairTokens>& pairs);
   bool is_cross_encoder() const;

@@ -40,7 +40,8 @@ void layer_norm(Matrix& x, int rows, int cols, const LayerNormWeights& n, float 
 Matrix forward(const BertWeights& w, const std::vector<int>& ids, const std::vector<int>& types) {
   const int h = w.hidden, heads = w.heads, head_dim = h / heads;
   const int n = static_cast<int>(ids.size());
-  if (n == 0 || n > w.max_positions) throw std::invalid_argument("a text has no tokens or more than the model's positions");
+  if (n == 0 || n > w.max_positions)
+    throw std::invalid_argument("a text has no tokens or more than the model's positions");
   if (!types.empty() && types.size() != ids.size()) throw std::invalid_argument("token types and ids differ in length");
   const int type_rows = static_cast<int>(w.token_type_embeddings.size() / h);
   Matrix x(static_cast<std::size_t>(n) * h);

@@ -11,7 +11,8 @@
 namespace kotae::cuda {
 
 // One unit vector of weights.hidden floats per text of token ids.
-std::vector<std::vector<float>> bert_reference_embed(const BertWeights& weights, const std::vector<std::vector<int>>& texts);
+std::vector<std::vector<float>> bert_reference_embed(const BertWeights& weights,
+                                                     const std::vector<std::vector<int>>& texts);
 
 // One relevance score per pair: the logit of a one-label classifier, logit[1] - logit[0] of a
 // two-label one (what Kotae's CrossEncoder returns). Throws std::invalid_argument without a head.

@@ -39,7 +39,9 @@ class HeaderReader {
   }
 
  private:
-  void space() { while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_; }
+  void space() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+  }
   bool consume(char c) {
     space();
     if (pos_ < s_.size() && s_[pos_] == c) return ++pos_, true;
@@ -117,7 +119,10 @@ float half_to_float(std::uint16_t h) {
     } else {  // subnormal: normalise
       int e = -1;
       std::uint32_t m = mantissa;
-      do { ++e; m <<= 1; } while ((m & 0x400u) == 0);
+      do {
+        ++e;
+        m <<= 1;
+      } while ((m & 0x400u) == 0);
       bits = sign | ((127 - 15 - e) << 23) | ((m & 0x3ffu) << 13);
     }
   } else if (exponent == 31) {
@@ -147,7 +152,8 @@ class SafeTensors {
   // The tensor whose name ends with `suffix` (sentence-transformers may prefix names), as FP32.
   std::vector<float> get(const std::string& suffix, std::vector<std::int64_t>* shape = nullptr) const {
     for (const auto& [name, t] : tensors_) {
-      if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      if (name.size() < suffix.size() || name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
       if (t.end > data_.size() || t.begin > t.end) throw std::runtime_error(name + ": data outside the file");
       if (shape) *shape = t.shape;
       const char* at = data_.data() + t.begin;
@@ -172,7 +178,8 @@ class SafeTensors {
 
   bool has(const std::string& suffix) const {
     for (const auto& [name, t] : tensors_) {
-      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) return true;
+      if (name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return true;
     }
     return false;
   }

@@ -32,7 +32,7 @@ void report(const std::exception& e, char* error, int size) {
 extern "C" {
 
 __attribute__((visibility("default"))) void* kotae_cuda_encoder_open(const char* safetensors, int heads, int max_batch,
-                                                                       int max_tokens, char* error, int error_size) {
+                                                                     int max_tokens, char* error, int error_size) {
   try {
     auto plugin = std::make_unique<Plugin>();
     plugin->encoder = std::make_unique<kotae::cuda::BertCudaEncoder>(kotae::cuda::load_bert_weights(safetensors, heads),
@@ -46,8 +46,8 @@ __attribute__((visibility("default"))) void* kotae_cuda_encoder_open(const char*
 }
 
 __attribute__((visibility("default"))) int kotae_cuda_encoder_embed(void* handle, const int* ids, const int* lengths,
-                                                                      int texts, float* vectors, float* states,
-                                                                      char* error, int error_size) {
+                                                                    int texts, float* vectors, float* states,
+                                                                    char* error, int error_size) {
   try {
     auto& encoder = *static_cast<Plugin*>(handle)->encoder;
     std::vector<std::vector<int>> input(texts);
@@ -64,8 +64,8 @@ __attribute__((visibility("default"))) int kotae_cuda_encoder_embed(void* handle
 }
 
 __attribute__((visibility("default"))) int kotae_cuda_encoder_score(void* handle, const int* ids, const int* types,
-                                                                      const int* lengths, int pairs, float* scores,
-                                                                      char* error, int error_size) {
+                                                                    const int* lengths, int pairs, float* scores,
+                                                                    char* error, int error_size) {
   try {
     std::vector<kotae::cuda::PairTokens> input(pairs);
     for (int i = 0, at = 0; i < pairs; at += lengths[i], ++i) {
@@ -93,6 +93,7 @@ __attribute__((visibility("default"))) const char* kotae_cuda_encoder_architectu
   return KOTAE_CUDA_ARCHITECTURES_BUILT;
 }
 
-__attribute__((visibility("default"))) void kotae_cuda_encoder_close(void* handle) { delete static_cast<Plugin*>(handle); }
-
+__attribute__((visibility("default"))) void kotae_cuda_encoder_close(void* handle) {
+  delete static_cast<Plugin*>(handle);
+}
 }

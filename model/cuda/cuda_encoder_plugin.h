@@ -22,5 +22,4 @@ using KotaeCudaEncoderClose = void (*)(void* encoder);
 // The GPU architectures the plugin was built for, CMake's CUDA_ARCHITECTURES joined by commas ("75,80,90");
 // empty where the build did not record them.
 using KotaeCudaEncoderArchitectures = const char* (*)();
-
 }

@@ -23,8 +23,8 @@ TEST(BatchedReranker, ConcurrentQueriesGetTheModelsOwnScoresAndShareBatches) {
   std::shared_ptr<const CrossEncoder> model = std::move(*loaded);
   const std::vector<std::string> passages = {"apt installs packages", "dpkg is the low-level tool",
                                              "bananas are yellow", "the kernel boots first"};
-  const std::vector<std::string> queries = {"how to install", "what is dpkg", "fruit colours", "boot order",
-                                            "package tools", "system start"};
+  const std::vector<std::string> queries = {"how to install", "what is dpkg",  "fruit colours",
+                                            "boot order",     "package tools", "system start"};
   std::vector<std::vector<float>> direct;
   for (const auto& q : queries) {
     auto s = model->score(q, passages);

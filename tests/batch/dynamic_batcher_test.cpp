@@ -180,9 +180,8 @@ TEST(DynamicBatcher, ManyThreadsGetTheirOwnAnswersInSharedBatches) {
 }
 
 TEST(DynamicBatcher, AThrowingBatchFailsItsRequestsNotTheProcess) {
-  Batcher batcher("test", {.window = 0ms}, [](std::vector<int>&) -> std::vector<Result<int>> {
-    throw std::runtime_error("model exploded");
-  });
+  Batcher batcher("test", {.window = 0ms},
+                  [](std::vector<int>&) -> std::vector<Result<int>> { throw std::runtime_error("model exploded"); });
   auto r = batcher.submit(1, 1).get();
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::internal);

@@ -15,7 +15,8 @@ TEST(EncoderBatcher, ConcurrentCallersGetTheVectorsOfTheirOwnTexts) {
   ASSERT_TRUE(loaded.ok()) << loaded.error().message;
   std::shared_ptr<const Encoder> encoder = std::move(*loaded);
   std::vector<std::string> texts;
-  for (int i = 0; i < 24; ++i) texts.push_back("document number " + std::to_string(i) + std::string(i % 5, '!') + " about Debian packages");
+  for (int i = 0; i < 24; ++i)
+    texts.push_back("document number " + std::to_string(i) + std::string(i % 5, '!') + " about Debian packages");
   auto direct = encoder->embed(texts, TextRole::passage);
   ASSERT_TRUE(direct.ok());
 

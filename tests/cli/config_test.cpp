@@ -35,8 +35,8 @@ class ConfigTest : public ::testing::Test {
   // The binary with only the environment given (no user's or system's settings file leaks in: HOME and
   // XDG_CONFIG_HOME point into the test's folder; /etc/kotae is not written on test machines).
   CommandRun kotae(const std::string& args, const std::string& env = "") {
-    return run_command("env -u KOTAE_CONFIG HOME=" + root_.string() + " XDG_CONFIG_HOME=" + (root_ / "xdg").string() + " " + env +
-                           " " + KOTAE_BINARY + " " + args + " --data " + (root_ / "data").string(),
+    return run_command("env -u KOTAE_CONFIG HOME=" + root_.string() + " XDG_CONFIG_HOME=" + (root_ / "xdg").string() +
+                           " " + env + " " + KOTAE_BINARY + " " + args + " --data " + (root_ / "data").string(),
                        root_ / "stderr.txt");
   }
   std::map<std::string, nlohmann::json> shown(const std::string& args, const std::string& env = "") {
@@ -56,7 +56,8 @@ class ConfigTest : public ::testing::Test {
 };
 
 TEST_F(ConfigTest, FlagsBeatTheEnvironmentWhichBeatsTheFile) {
-  write(root_ / "xdg" / "kotae" / "config.toml", "log-level = \"warn\"\n[serve]\nport = 9100\nworkers = 8\nbatch-window-us = 500\n");
+  write(root_ / "xdg" / "kotae" / "config.toml",
+        "log-level = \"warn\"\n[serve]\nport = 9100\nworkers = 8\nbatch-window-us = 500\n");
   auto s = shown("--port 9200", "KOTAE_WORKERS=12");
   EXPECT_EQ(s["serve.port"]["value"], "9200");
   EXPECT_EQ(s["serve.port"]["source"], "flag");
@@ -93,7 +94,8 @@ TEST_F(ConfigTest, TheExampleListsEverySettingAndEachLineIsAccepted) {
     }
   }
   const auto defaults = shown("");
-  for (const auto& [name, row] : defaults) EXPECT_TRUE(listed.contains(name)) << name << " is not in docs/config.example.toml";
+  for (const auto& [name, row] : defaults)
+    EXPECT_TRUE(listed.contains(name)) << name << " is not in docs/config.example.toml";
   write(root_ / "all.toml", uncommented.str());
   auto from_file = shown("--config " + (root_ / "all.toml").string());
   EXPECT_EQ(from_file["serve.port"]["source"], "file " + (root_ / "all.toml").string());

@@ -34,7 +34,9 @@ class ModelCommandTest : public ::testing::Test {
     json files = json::array();
     for (const char* f : {"model.onnx", "tokenizer.json"}) {
       const std::string bytes = read_text(dir / f);
-      files.push_back({{"path", f}, {"role", f == std::string("model.onnx") ? "onnx" : "tokenizer"}, {"size", bytes.size()},
+      files.push_back({{"path", f},
+                       {"role", f == std::string("model.onnx") ? "onnx" : "tokenizer"},
+                       {"size", bytes.size()},
                        {"sha256", sha256_hex(bytes)}});
     }
     std::ofstream(dir / "manifest.json") << json{{"name", "tiny"}, {"kind", "embedding"}, {"files", files}}.dump(2);
@@ -42,7 +44,8 @@ class ModelCommandTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(root_); }
 
   testing::CommandRun kotae(const std::string& args) {
-    return testing::run_command(std::string(KOTAE_BINARY) + " " + args + " --data " + data_.string(), root_ / "stderr.txt");
+    return testing::run_command(std::string(KOTAE_BINARY) + " " + args + " --data " + data_.string(),
+                                root_ / "stderr.txt");
   }
   json verify_json(const std::string& name, int expected_exit) {
     const auto run = kotae("model verify " + name + " --json");
@@ -61,7 +64,8 @@ TEST_F(ModelCommandTest, KeygenSignVerifyRoundTrip) {
 
   const auto keygen = kotae("model keygen --out " + (root_ / "release").string());
   ASSERT_EQ(keygen.exit_code, 0) << keygen.err;
-  EXPECT_EQ(fs::status(root_ / "release.key").permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(root_ / "release.key").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   const std::string pub = read_text(root_ / "release.pub");
   ASSERT_EQ(pub.rfind("kotae-ed25519-public ", 0), 0u) << pub;
   const auto again = kotae("model keygen --out " + (root_ / "release").string());

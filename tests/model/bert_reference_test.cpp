@@ -66,11 +66,13 @@ TEST(BertReference, ScoresPairsAsTheOnnxCrossEncoder) {
     const auto ours = cuda::bert_reference_score(weights, pairs);
     ASSERT_EQ(ours.size(), passages.size());
     for (std::size_t i = 0; i < passages.size(); ++i) {
-      EXPECT_NEAR(ours[i], (*expected)[i], 1e-3 * (1 + std::abs((*expected)[i]))) << labels << " labels: " << passages[i];
+      EXPECT_NEAR(ours[i], (*expected)[i], 1e-3 * (1 + std::abs((*expected)[i])))
+          << labels << " labels: " << passages[i];
     }
   }
   // An encoder without a classifier head cannot score.
-  const auto encoder = cuda::load_bert_weights(models_dir(default_data_dir()) / "all-minilm-l6-v2/model.fp16.safetensors", 12);
+  const auto encoder =
+      cuda::load_bert_weights(models_dir(default_data_dir()) / "all-minilm-l6-v2/model.fp16.safetensors", 12);
   EXPECT_FALSE(encoder.is_cross_encoder());
   EXPECT_THROW(cuda::bert_reference_score(encoder, {{{101, 102}, {0, 0}}}), std::invalid_argument);
 }

@@ -51,7 +51,9 @@ std::vector<ReferenceCase> load_reference(const std::string& labels) {
   return cases;
 }
 
-std::filesystem::path model_path(const std::string& labels) { return kReferences / ("model-" + labels); }
+std::filesystem::path model_path(const std::string& labels) {
+  return kReferences / ("model-" + labels);
+}
 
 std::unique_ptr<CrossEncoder> load_model(const std::string& labels, CrossEncoderOptions options = {}) {
   auto model = CrossEncoder::load(model_path(labels), options);

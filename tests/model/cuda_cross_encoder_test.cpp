@@ -50,7 +50,8 @@ TEST(CudaCrossEncoder, WithoutAGpuSaysWhyAndTheOnnxCrossEncoderScores) {
 TEST(CudaCrossEncoder, OnAGpuScoresAsTheOnnxCrossEncoder) {
   if (!probe_gpus().present) GTEST_SKIP() << "no GPU";
   const auto dir = testing::fresh_temp_dir("kotae-cuda-cross-encoder") / "minilm-l6-cross-encoder";
-  const std::string make = std::string(KOTAE_MAKE_TEST_CROSS_ENCODER) + " " + dir.string() + " --size minilm-l6 >/dev/null";
+  const std::string make =
+      std::string(KOTAE_MAKE_TEST_CROSS_ENCODER) + " " + dir.string() + " --size minilm-l6 >/dev/null";
   ASSERT_EQ(std::system(make.c_str()), 0) << make;
   auto cuda = CudaCrossEncoder::load(dir, kPlugin);
   ASSERT_TRUE(cuda.ok()) << cuda.error().message;

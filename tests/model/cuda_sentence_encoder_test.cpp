@@ -43,7 +43,8 @@ TEST(CudaSentenceEncoder, OnAGpuGivesTheOnnxEncodersVectorsAndSentenceRanges) {
   ASSERT_TRUE(cuda.ok()) << cuda.error().message;
   auto onnx = SentenceEncoder::load(testing::model_dir("all-minilm-l6-v2"));
   ASSERT_TRUE(onnx.ok());
-  const std::vector<std::string> texts = {"Is SQLite threadsafe? Threads are evil.", "How do I create an AUTOINCREMENT field?"};
+  const std::vector<std::string> texts = {"Is SQLite threadsafe? Threads are evil.",
+                                          "How do I create an AUTOINCREMENT field?"};
   std::vector<text::Encoding> encodings;
   for (const auto& t : texts) encodings.push_back((*cuda)->tokenize(t));
   const std::vector<std::vector<TokenRange>> ranges = {{{1, 6}, {6, encodings[0].ids.size() - 1}}, {{1, 4}}};

@@ -121,9 +121,8 @@ class EncoderParity : public ::testing::Test {
   }
 
   static void report(const char* what, const Agreement& a) {
-    std::cout << what << ": min cosine " << std::setprecision(9) << a.min << " (1 - min = " << 1 - a.min
-              << "), mean " << a.mean
-              << " (worst: " << reference_->sources[a.worst] << ", " << reference_->tokens[a.worst]
+    std::cout << what << ": min cosine " << std::setprecision(9) << a.min << " (1 - min = " << 1 - a.min << "), mean "
+              << a.mean << " (worst: " << reference_->sources[a.worst] << ", " << reference_->tokens[a.worst]
               << " tokens: \"" << reference_->texts[a.worst].substr(0, 80) << "\")\n";
   }
 

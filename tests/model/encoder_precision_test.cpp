@@ -64,9 +64,10 @@ TEST(EncoderPrecision, TheStaticInt8VariantStaysCloseToFp32) {
   auto int8 = SentenceEncoder::load(testing::model_dir(kDefaultEmbeddingModel), int8_options);
   ASSERT_TRUE(fp32 && int8);
   EXPECT_EQ((*int8)->precision(), "int8");
-  const std::string texts[] = {"How do I install a package?",
-                               "Debian's package manager resolves dependencies and installs every package a program needs.",
-                               "SQLite works great as the database engine for most low to medium traffic websites."};
+  const std::string texts[] = {
+      "How do I install a package?",
+      "Debian's package manager resolves dependencies and installs every package a program needs.",
+      "SQLite works great as the database engine for most low to medium traffic websites."};
   auto a = (*fp32)->embed(texts, TextRole::passage);
   auto b = (*int8)->embed(texts, TextRole::passage);
   ASSERT_TRUE(a && b);

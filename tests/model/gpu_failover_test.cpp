@@ -53,7 +53,9 @@ class FailingGpuScorer final : public PairScorer {
 
   std::string id() const override { return real_->id(); }
   const std::string& provider() const override { return kGpu; }
-  text::Encoding encode(std::string_view query, std::string_view passage) const override { return real_->encode(query, passage); }
+  text::Encoding encode(std::string_view query, std::string_view passage) const override {
+    return real_->encode(query, passage);
+  }
   Result<std::vector<float>> score_encoded(std::span<const text::Encoding> pairs) const override {
     if (fail) return make_error(ErrorCode::model, "CUDA cross-encoder: unspecified launch failure");
     return real_->score_encoded(pairs);

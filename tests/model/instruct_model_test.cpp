@@ -35,10 +35,11 @@ TEST(InstructModel, AnswersThroughItsOwnChatTemplate) {
   EXPECT_NE(prompt->find("<|im_start|>user\nWhat is the capital of France?<|im_end|>"), std::string::npos) << *prompt;
   EXPECT_TRUE(prompt->ends_with("<|im_start|>assistant\n")) << *prompt;
   std::string streamed;
-  auto answer = generator->generate(capital_of("France"), {.max_tokens = 32, .temperature = 0.0f}, [&](std::string_view piece) {
-    streamed += piece;
-    return true;
-  });
+  auto answer =
+      generator->generate(capital_of("France"), {.max_tokens = 32, .temperature = 0.0f}, [&](std::string_view piece) {
+        streamed += piece;
+        return true;
+      });
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_NE(answer->text.find("Paris"), std::string::npos) << answer->text;
   EXPECT_EQ(streamed, answer->text);
@@ -55,17 +56,19 @@ TEST(InstructModel, QuestionsAskedAtOnceAreEachAnsweredRight) {
   std::vector<std::optional<Result<Generation>>> answers(asked.size());
   std::size_t done = 0;
   for (std::size_t i = 0; i < asked.size(); ++i) {
-    generator->start(capital_of(asked[i].first), {.max_tokens = 32, .temperature = 0.0f}, {}, [&, i](Result<Generation> g) {
-      std::lock_guard lock(mutex);
-      answers[i].emplace(std::move(g));
-      if (++done == asked.size()) all_done.notify_one();
-    });
+    generator->start(capital_of(asked[i].first), {.max_tokens = 32, .temperature = 0.0f}, {},
+                     [&, i](Result<Generation> g) {
+                       std::lock_guard lock(mutex);
+                       answers[i].emplace(std::move(g));
+                       if (++done == asked.size()) all_done.notify_one();
+                     });
   }
   std::unique_lock lock(mutex);
   all_done.wait(lock, [&] { return done == asked.size(); });
   for (std::size_t i = 0; i < asked.size(); ++i) {
     ASSERT_TRUE(answers[i]->ok()) << answers[i]->error().message;
-    EXPECT_NE((*answers[i])->text.find(asked[i].second), std::string::npos) << asked[i].first << ": " << (*answers[i])->text;
+    EXPECT_NE((*answers[i])->text.find(asked[i].second), std::string::npos)
+        << asked[i].first << ": " << (*answers[i])->text;
   }
 }
 

@@ -4,9 +4,9 @@
 
 #include "model/llama_generator.h"
 #include "model/stop_sequence_filter.h"
-#include "text/unicode.h"
 #include "support/test_data.h"
 #include "support/tiny_gguf.h"
+#include "text/unicode.h"
 
 namespace kotae {
 namespace {
@@ -36,7 +36,10 @@ TEST(StopSequenceFilter, ShowsWholeUtf8CharactersAndReplacesInvalidBytes) {
   StopSequenceFilter filter({});
   EXPECT_EQ(filter.push("caf\xC3"), "caf");
   EXPECT_EQ(filter.push("\xA9!"), "\xC3\xA9!");
-  EXPECT_EQ(filter.push("\xFF" "a"), "\xEF\xBF\xBD" "a");
+  EXPECT_EQ(filter.push("\xFF"
+                        "a"),
+            "\xEF\xBF\xBD"
+            "a");
   EXPECT_EQ(filter.push("\xE2\x96"), "");
   EXPECT_EQ(filter.finish(), "\xEF\xBF\xBD\xEF\xBF\xBD");  // an unfinished character at the end
 }
@@ -44,7 +47,8 @@ TEST(StopSequenceFilter, ShowsWholeUtf8CharactersAndReplacesInvalidBytes) {
 class LlamaGeneratorTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::filesystem::path(std::filesystem::temp_directory_path() / ("kotae-generator-" + std::to_string(::getpid())));
+    dir_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                     ("kotae-generator-" + std::to_string(::getpid())));
     std::filesystem::create_directories(*dir_);
     ASSERT_TRUE(testing::write_tiny_llama_gguf(*dir_ / "chat.gguf", {.context = 512, .with_tokenizer = true}));
     ASSERT_TRUE(testing::write_tiny_llama_gguf(*dir_ / "no-vocab.gguf", {}));
@@ -84,12 +88,12 @@ TEST_F(LlamaGeneratorTest, StreamsWholeCharactersThatAddUpToTheAnswer) {
   ASSERT_TRUE(generator);
   std::string streamed;
   int pieces = 0;
-  auto result = generator->generate(kQuestion, {.max_tokens = 24, .temperature = 1.0f, .seed = 7},
-                                    [&](std::string_view piece) {
-                                      streamed += piece;
-                                      ++pieces;
-                                      return true;
-                                    });
+  auto result =
+      generator->generate(kQuestion, {.max_tokens = 24, .temperature = 1.0f, .seed = 7}, [&](std::string_view piece) {
+        streamed += piece;
+        ++pieces;
+        return true;
+      });
   ASSERT_TRUE(result.ok()) << result.error().message;
   EXPECT_EQ(streamed, result->text);
   EXPECT_GT(pieces, 1);
@@ -169,11 +173,11 @@ TEST_F(LlamaGeneratorTest, TheCallbackCancels) {
   auto generator = load();
   ASSERT_TRUE(generator);
   std::string seen;
-  auto result = generator->generate(kQuestion, {.max_tokens = 40, .temperature = 1.0f, .seed = 3},
-                                    [&](std::string_view piece) {
-                                      seen += piece;
-                                      return false;
-                                    });
+  auto result =
+      generator->generate(kQuestion, {.max_tokens = 40, .temperature = 1.0f, .seed = 3}, [&](std::string_view piece) {
+        seen += piece;
+        return false;
+      });
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->stats.finish_reason, "cancelled");
   EXPECT_EQ(result->text, seen);

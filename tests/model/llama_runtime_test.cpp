@@ -96,7 +96,8 @@ TEST(QuantisedTinyLlama, LogitsFollowTheSameWeightsInF32) {
   };
   const auto reference = logits_of(testing::TinyWeights::f32);
   ASSERT_EQ(reference.size(), tokens.size() * f32.vocab);
-  for (const auto& [weights, at_least] : {std::pair{testing::TinyWeights::q8_0, 0.999}, std::pair{testing::TinyWeights::q4_k, 0.9}}) {
+  for (const auto& [weights, at_least] :
+       {std::pair{testing::TinyWeights::q8_0, 0.999}, std::pair{testing::TinyWeights::q4_k, 0.9}}) {
     const auto logits = logits_of(weights);
     ASSERT_EQ(logits.size(), reference.size());
     EXPECT_TRUE(std::all_of(logits.begin(), logits.end(), [](float x) { return std::isfinite(x); }));

@@ -21,7 +21,8 @@ namespace {
 class LlamaSchedulerTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::filesystem::path(std::filesystem::temp_directory_path() / ("kotae-scheduler-" + std::to_string(::getpid())));
+    dir_ = new std::filesystem::path(std::filesystem::temp_directory_path() /
+                                     ("kotae-scheduler-" + std::to_string(::getpid())));
     std::filesystem::create_directories(*dir_);
     ASSERT_TRUE(testing::write_tiny_llama_gguf(*dir_ / "chat.gguf", {.context = 512, .with_tokenizer = true}));
   }
@@ -56,8 +57,10 @@ struct Finished {
   }
 };
 
-const std::vector<ChatMessage> kAboutApt = {{"system", "Answer from the sources."}, {"user", "What is apt, and how is it used?"}};
-const std::vector<ChatMessage> kAboutBoot = {{"system", "Say it in one line."}, {"user", "Why does the machine not boot?"}};
+const std::vector<ChatMessage> kAboutApt = {{"system", "Answer from the sources."},
+                                            {"user", "What is apt, and how is it used?"}};
+const std::vector<ChatMessage> kAboutBoot = {{"system", "Say it in one line."},
+                                             {"user", "Why does the machine not boot?"}};
 
 TEST_F(LlamaSchedulerTest, TwoRequestsAreAnsweredSideBySide) {
   auto generator = load({.context_length = 512, .parallel = 2});
@@ -67,8 +70,10 @@ TEST_F(LlamaSchedulerTest, TwoRequestsAreAnsweredSideBySide) {
   Finished finished;
   finished.expected = 2;
   // One at a time, the short answer would wait for the long one; side by side it ends first.
-  generator->start(kAboutApt, {.max_tokens = 400, .temperature = 0.0f, .ignore_end_of_turn = true}, {}, finished.done("long"));
-  generator->start(kAboutBoot, {.max_tokens = 8, .temperature = 0.0f, .ignore_end_of_turn = true}, {}, finished.done("short"));
+  generator->start(kAboutApt, {.max_tokens = 400, .temperature = 0.0f, .ignore_end_of_turn = true}, {},
+                   finished.done("long"));
+  generator->start(kAboutBoot, {.max_tokens = 8, .temperature = 0.0f, .ignore_end_of_turn = true}, {},
+                   finished.done("short"));
   finished.all.get_future().get();
   EXPECT_EQ(finished.order, (std::vector<std::string>{"short", "long"}));
   for (auto& [name, result] : finished.results) {
@@ -113,7 +118,8 @@ TEST_F(LlamaSchedulerTest, AnotherOwnersCacheIsNeverReused) {
   options.cache_owner = "alpha";
   auto alpha = generator->generate(kAboutApt, options);
   ASSERT_TRUE(alpha.ok());
-  EXPECT_EQ(alpha->stats.reused_prompt_tokens, alpha->stats.prompt_tokens - 1);  // all but the token that starts the answer
+  EXPECT_EQ(alpha->stats.reused_prompt_tokens,
+            alpha->stats.prompt_tokens - 1);  // all but the token that starts the answer
 }
 
 TEST_F(LlamaSchedulerTest, AFullQueueIsRefusedAtOnce) {
@@ -126,15 +132,16 @@ TEST_F(LlamaSchedulerTest, AFullQueueIsRefusedAtOnce) {
   finished.expected = 2;
   const GenerationOptions long_answer{.max_tokens = 50, .temperature = 0.0f, .ignore_end_of_turn = true};
   // The one slot is held (its callback waits on the scheduler's thread), one request waits for it...
-  generator->start(kAboutApt, long_answer,
-                   [&](std::string_view) {
-                     if (first_piece.exchange(false)) {
-                       started.set_value();
-                       released.wait();
-                     }
-                     return true;
-                   },
-                   finished.done("running"));
+  generator->start(
+      kAboutApt, long_answer,
+      [&](std::string_view) {
+        if (first_piece.exchange(false)) {
+          started.set_value();
+          released.wait();
+        }
+        return true;
+      },
+      finished.done("running"));
   started.get_future().wait();
   generator->start(kAboutBoot, long_answer, {}, finished.done("waiting"));
   // ...so the next is refused at once, as overloaded.

@@ -26,7 +26,9 @@ using nlohmann::json;
 
 using testing::read_text;
 
-void write_text(const fs::path& file, const std::string& text) { std::ofstream(file, std::ios::binary) << text; }
+void write_text(const fs::path& file, const std::string& text) {
+  std::ofstream(file, std::ios::binary) << text;
+}
 
 json file_entry(const fs::path& dir, const std::string& path, const std::string& role) {
   const std::string bytes = read_text(dir / path);
@@ -51,8 +53,11 @@ class ModelIntegrityTest : public ::testing::Test {
     fs::create_directories(dir);
     write_text(dir / "weights.bin", "tiny weights, never run");
     write_text(dir / "tokenizer.json", "{}");
-    write_manifest(dir, {{"format", 1}, {"name", name}, {"kind", "embedding"},
-                         {"files", {file_entry(dir, "weights.bin", "onnx"), file_entry(dir, "tokenizer.json", "tokenizer")}}});
+    write_manifest(
+        dir, {{"format", 1},
+              {"name", name},
+              {"kind", "embedding"},
+              {"files", {file_entry(dir, "weights.bin", "onnx"), file_entry(dir, "tokenizer.json", "tokenizer")}}});
     return dir;
   }
 
@@ -66,7 +71,9 @@ class ModelIntegrityTest : public ::testing::Test {
     return dir;
   }
 
-  static void write_manifest(const fs::path& dir, const json& manifest) { write_text(dir / "manifest.json", manifest.dump(2)); }
+  static void write_manifest(const fs::path& dir, const json& manifest) {
+    write_text(dir / "manifest.json", manifest.dump(2));
+  }
   static json manifest_of(const fs::path& dir) { return json::parse(read_text(dir / "manifest.json")); }
 
   // Trusts `pair` through DATA/trusted_keys, as an administrator would.
@@ -91,7 +98,8 @@ class ModelIntegrityTest : public ::testing::Test {
 void expect_refused(const Result<VerifiedModel>& result, ErrorCode code, const std::vector<std::string>& words) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.error().code, code) << result.error().message;
-  for (const auto& word : words) EXPECT_NE(result.error().message.find(word), std::string::npos) << result.error().message;
+  for (const auto& word : words)
+    EXPECT_NE(result.error().message.find(word), std::string::npos) << result.error().message;
 }
 
 TEST_F(ModelIntegrityTest, AnIntactModelPasses) {
@@ -150,7 +158,8 @@ TEST_F(ModelIntegrityTest, AFileOverTheSizeLimitIsRefusedWithoutBeingRead) {
   install_tiny("tiny");
   IntegrityPolicy small;
   small.max_file_bytes = 10;
-  expect_refused(verify("tiny", small), ErrorCode::corrupt, {"model tiny refused", "weights.bin", "over the limit of 10 bytes"});
+  expect_refused(verify("tiny", small), ErrorCode::corrupt,
+                 {"model tiny refused", "weights.bin", "over the limit of 10 bytes"});
   ::setenv("KOTAE_MAX_MODEL_BYTES", "10", 1);
   auto policy = integrity_policy(root_);
   ::unsetenv("KOTAE_MAX_MODEL_BYTES");
@@ -187,7 +196,8 @@ TEST_F(ModelIntegrityTest, AFileBehindASymlinkedSubfolderIsRefused) {
   write_text(root_ / "elsewhere" / "weights.bin", "w");
   fs::create_directories(dir);
   fs::create_directory_symlink(root_ / "elsewhere", dir / "onnx");
-  write_manifest(dir, {{"name", "nested"}, {"kind", "embedding"}, {"files", {file_entry(dir, "onnx/weights.bin", "onnx")}}});
+  write_manifest(dir,
+                 {{"name", "nested"}, {"kind", "embedding"}, {"files", {file_entry(dir, "onnx/weights.bin", "onnx")}}});
   expect_refused(verify("nested"), ErrorCode::corrupt, {"onnx/weights.bin lies behind a symlink (onnx)"});
 }
 
@@ -221,7 +231,8 @@ TEST_F(ModelIntegrityTest, ANameThatClimbsOutIsRefused) {
 TEST_F(ModelIntegrityTest, APathEscapeInTheManifestIsRefused) {
   const auto dir = install_tiny("tiny");
   write_text(models_ / "secret.bin", "secret");
-  for (const std::string& escape : std::vector<std::string>{"../secret.bin", (models_ / "secret.bin").string(), "x/../../secret.bin"}) {
+  for (const std::string& escape :
+       std::vector<std::string>{"../secret.bin", (models_ / "secret.bin").string(), "x/../../secret.bin"}) {
     auto manifest = manifest_of(dir);
     manifest["files"][0]["path"] = escape;
     write_manifest(dir, manifest);
@@ -242,7 +253,9 @@ TEST_F(ModelIntegrityTest, SharedLibrariesAreRefusedByNameRoleAndContent) {
   const auto dir = install_tiny("tiny");
   const json intact = manifest_of(dir);
 
-  write_text(dir / "libcustom_ops.so", "\x7f" "ELF rest of a library");
+  write_text(dir / "libcustom_ops.so",
+             "\x7f"
+             "ELF rest of a library");
   auto manifest = intact;
   manifest["files"].push_back(file_entry(dir, "libcustom_ops.so", "onnx-data"));
   write_manifest(dir, manifest);
@@ -255,7 +268,10 @@ TEST_F(ModelIntegrityTest, SharedLibrariesAreRefusedByNameRoleAndContent) {
   write_manifest(dir, manifest);
   expect_refused(verify("tiny"), ErrorCode::corrupt, {"ops.bin is a shared library (role 'custom-ops')"});
 
-  write_text(dir / "ops.bin", std::string("\x7f" "ELF\x02\x01\x01", 7) + std::string(100, '\0'));
+  write_text(dir / "ops.bin", std::string("\x7f"
+                                          "ELF\x02\x01\x01",
+                                          7) +
+                                  std::string(100, '\0'));
   manifest = intact;
   manifest["files"].push_back(file_entry(dir, "ops.bin", "onnx-data"));
   write_manifest(dir, manifest);
@@ -278,7 +294,9 @@ TEST_F(ModelIntegrityTest, AFileTheManifestDoesNotListIsRefused) {
   write_text(dir / "model.onnx_data", "external weights nobody vouched for");
   expect_refused(verify("tiny"), ErrorCode::corrupt, {"model.onnx_data is not listed in the manifest"});
   fs::remove(dir / "model.onnx_data");
-  write_text(dir / "libevil.so", "\x7f" "ELF");
+  write_text(dir / "libevil.so",
+             "\x7f"
+             "ELF");
   expect_refused(verify("tiny"), ErrorCode::corrupt, {"libevil.so is not listed in the manifest"});
 }
 
@@ -304,7 +322,8 @@ TEST_F(ModelIntegrityTest, ASignatureByAnUntrustedKeyIsRefused) {
   sign(dir, stranger);
   auto policy = integrity_policy(root_);
   ASSERT_TRUE(policy.ok());
-  expect_refused(verify("tiny", *policy), ErrorCode::corrupt, {"signed only by keys this machine does not trust", stranger.public_key.id});
+  expect_refused(verify("tiny", *policy), ErrorCode::corrupt,
+                 {"signed only by keys this machine does not trust", stranger.public_key.id});
   // A signature that claims the trusted key's id but was made by another key does not pass either.
   auto manifest = manifest_of(dir);
   manifest["signatures"][0]["key_id"] = trusted.public_key.id;
@@ -328,8 +347,8 @@ TEST_F(ModelIntegrityTest, AManifestEditedAfterSigningIsRefused) {
   auto manifest = manifest_of(dir);
   manifest["files"][0] = file_entry(dir, "weights.bin", "onnx");
   write_manifest(dir, manifest);
-  expect_refused(verify("tiny", *policy), ErrorCode::corrupt, {"model tiny refused", "does not match the manifest",
-                                                               "edited after signing"});
+  expect_refused(verify("tiny", *policy), ErrorCode::corrupt,
+                 {"model tiny refused", "does not match the manifest", "edited after signing"});
 }
 
 TEST_F(ModelIntegrityTest, AValidSignatureLoadsAndEmbeds) {
@@ -386,7 +405,8 @@ TEST(ModelKeys, KeysRoundTripThroughTheirFiles) {
   const auto dir = testing::fresh_temp_dir("kotae-keys");
   const KeyPair pair = generate_key_pair();
   ASSERT_TRUE(write_key_pair(pair, dir / "release", "release key").ok());
-  EXPECT_EQ(fs::status(dir / "release.key").permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(dir / "release.key").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   auto secret = read_secret_key(dir / "release.key");
   ASSERT_TRUE(secret.ok()) << secret.error().message;
   EXPECT_EQ(secret->bytes, pair.secret_key.bytes);
@@ -416,15 +436,17 @@ std::string varint(std::uint64_t v) {
   out.push_back(static_cast<char>(v));
   return out;
 }
-std::string field(int number, std::uint64_t value) { return varint(std::uint64_t(number) << 3) + varint(value); }
+std::string field(int number, std::uint64_t value) {
+  return varint(std::uint64_t(number) << 3) + varint(value);
+}
 std::string field(int number, const std::string& bytes) {
   return varint((std::uint64_t(number) << 3) | 2) + varint(bytes.size()) + bytes;
 }
 
 std::string float_vector_info(const std::string& name) {
-  const std::string shape = field(1, field(1, std::uint64_t{1}));             // TensorShapeProto.dim { dim_value: 1 }
-  const std::string tensor = field(1, std::uint64_t{1}) + field(2, shape);   // elem_type FLOAT, shape
-  return field(1, name) + field(2, field(1, tensor));                        // ValueInfoProto { name, type.tensor_type }
+  const std::string shape = field(1, field(1, std::uint64_t{1}));           // TensorShapeProto.dim { dim_value: 1 }
+  const std::string tensor = field(1, std::uint64_t{1}) + field(2, shape);  // elem_type FLOAT, shape
+  return field(1, name) + field(2, field(1, tensor));                       // ValueInfoProto { name, type.tensor_type }
 }
 
 // x -> com.example.evil:EvilOp -> y, importing the custom domain as a model using a custom-op library would.
@@ -452,14 +474,21 @@ TEST_F(ModelIntegrityTest, AGraphWithACustomOperatorIsRefusedAndNothingIsLoadedF
   fs::create_directories(dir);
   write_text(dir / "model.onnx", custom_op_model());
   fs::copy_file(testing::model_dir("all-minilm-l6-v2-int8") / "tokenizer.json", dir / "tokenizer.json");
-  write_manifest(dir, {{"name", "custom"}, {"kind", "embedding"}, {"pooling", "mean"}, {"dimension", 1}, {"max_length", 8},
-                       {"output", "y"}, {"files", {file_entry(dir, "model.onnx", "onnx"), file_entry(dir, "tokenizer.json", "tokenizer")}}});
+  write_manifest(dir,
+                 {{"name", "custom"},
+                  {"kind", "embedding"},
+                  {"pooling", "mean"},
+                  {"dimension", 1},
+                  {"max_length", 8},
+                  {"output", "y"},
+                  {"files", {file_entry(dir, "model.onnx", "onnx"), file_entry(dir, "tokenizer.json", "tokenizer")}}});
   ASSERT_TRUE(verify("custom").ok());  // intact: this refusal is ONNX Runtime's, made clear
 
   auto session = OnnxSession::open(dir / "model.onnx", {});
   ASSERT_FALSE(session.ok());
   EXPECT_EQ(session.error().code, ErrorCode::model);
-  EXPECT_NE(session.error().message.find("never loads custom-operator libraries"), std::string::npos) << session.error().message;
+  EXPECT_NE(session.error().message.find("never loads custom-operator libraries"), std::string::npos)
+      << session.error().message;
   EXPECT_NE(session.error().message.find("EvilOp"), std::string::npos) << session.error().message;
 
   auto encoder = SentenceEncoder::load(dir);

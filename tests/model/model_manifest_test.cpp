@@ -10,7 +10,8 @@ namespace kotae {
 namespace {
 
 std::string manifest_json(const std::string& path, const std::string& sha) {
-  return R"({"name": "m", "kind": "embedding", "files": [{"path": ")" + path + R"(", "role": "onnx", "size": 7, "sha256": ")" + sha + R"("}]})";
+  return R"({"name": "m", "kind": "embedding", "files": [{"path": ")" + path +
+         R"(", "role": "onnx", "size": 7, "sha256": ")" + sha + R"("}]})";
 }
 
 TEST(ModelManifest, ParsesTheInstalledDefaultModel) {

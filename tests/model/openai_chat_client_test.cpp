@@ -36,11 +36,13 @@ namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 using testing::free_port;
-using testing::send_all;
 using testing::listen_on_loopback;
+using testing::send_all;
 
 // Reads one HTTP request (headers and a Content-Length body); empty when the peer says nothing for 5 s.
 std::string read_request(int fd) {
@@ -178,7 +180,7 @@ TEST(OpenAIChatClient, EstimatesTokensOnTheHighSide) {
   EXPECT_EQ(client->count_tokens("abc"), 1u);
   EXPECT_EQ(client->count_tokens(std::string(35, 'a')), 10u);
   EXPECT_EQ(client->count_tokens(std::string(36, 'a')), 11u);  // rounds up
-  EXPECT_EQ(client->count_tokens("日本語"), 3u);                 // one per CJK character, not 9 bytes / 3.5
+  EXPECT_EQ(client->count_tokens("日本語"), 3u);               // one per CJK character, not 9 bytes / 3.5
 }
 
 // --- against llama.cpp's llama-server -------------------------------------------------------------
@@ -222,11 +224,10 @@ TEST_F(OpenAIChatClientServerTest, StreamsACompletionPieceByPiece) {
   auto generator = client();
   ASSERT_TRUE(generator);
   std::vector<std::string> pieces;
-  auto answer = generator->generate(kMessages, sampling(16, 0.0f, 7),
-                                    [&](std::string_view piece) {
-                                      pieces.emplace_back(piece);
-                                      return true;
-                                    });
+  auto answer = generator->generate(kMessages, sampling(16, 0.0f, 7), [&](std::string_view piece) {
+    pieces.emplace_back(piece);
+    return true;
+  });
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_GT(pieces.size(), 1u);
   std::string joined;
@@ -236,7 +237,7 @@ TEST_F(OpenAIChatClientServerTest, StreamsACompletionPieceByPiece) {
   EXPECT_GT(stats.generated_tokens, 0u);
   EXPECT_LE(stats.generated_tokens, 16u);
   EXPECT_GE(stats.generated_tokens, pieces.size());  // a piece holds one token or more (split UTF-8)
-  EXPECT_GT(stats.prompt_tokens, 5u);                 // llama-server reports usage; ChatML alone adds more
+  EXPECT_GT(stats.prompt_tokens, 5u);                // llama-server reports usage; ChatML alone adds more
   if (stats.generated_tokens == 16) {
     EXPECT_EQ(stats.finish_reason, "length");
   } else {
@@ -263,11 +264,10 @@ TEST_F(OpenAIChatClientServerTest, ACallbackReturningFalseCancelsAndKeepsTheFirs
   auto generator = client();
   ASSERT_TRUE(generator);
   std::vector<std::string> pieces;
-  auto answer = generator->generate(kMessages, sampling(64, 1.0f, 3),
-                                    [&](std::string_view piece) {
-                                      pieces.emplace_back(piece);
-                                      return false;
-                                    });
+  auto answer = generator->generate(kMessages, sampling(64, 1.0f, 3), [&](std::string_view piece) {
+    pieces.emplace_back(piece);
+    return false;
+  });
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->stats.finish_reason, "cancelled");
   ASSERT_EQ(pieces.size(), 1u);
@@ -426,11 +426,10 @@ TEST(OpenAIChatClientFailures, EventsSplitAcrossReadsAreReassembled) {
   std::vector<std::string> pieces;
   GenerationOptions options = sampling(5, 0.5f, 9);
   options.stop = {"\n\n"};
-  auto answer = generator->generate(kMessages, options,
-                                    [&](std::string_view piece) {
-                                      pieces.emplace_back(piece);
-                                      return true;
-                                    });
+  auto answer = generator->generate(kMessages, options, [&](std::string_view piece) {
+    pieces.emplace_back(piece);
+    return true;
+  });
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(pieces, (std::vector<std::string>{"Hello", " w\xC3\xB6rld", "!"}));
   EXPECT_EQ(answer->text, "Hello w\xC3\xB6rld!");
@@ -472,9 +471,10 @@ TEST(OpenAIChatClientFailures, AnErrorEventMidStreamIsAModelError) {
 
 // An answer that leaves the connection open (Content-Length, no "Connection: close").
 std::string kept_alive_answer(const std::string& text) {
-  const std::string body = "data: {\"choices\":[{\"delta\":{\"content\":\"" + text +
-                           "\"},\"finish_reason\":null}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
-                           "data: [DONE]\n\n";
+  const std::string body =
+      "data: {\"choices\":[{\"delta\":{\"content\":\"" + text +
+      "\"},\"finish_reason\":null}]}\n\ndata: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+      "data: [DONE]\n\n";
   return "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " + std::to_string(body.size()) +
          "\r\n\r\n" + body;
 }

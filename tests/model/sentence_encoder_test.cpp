@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <span>
 #include <fstream>
+#include <span>
 
 #include "model/sentence_encoder.h"
 #include "support/test_data.h"
@@ -53,7 +53,8 @@ TEST_P(SentenceEncoderTest, PaddingInABatchDoesNotChangeAVector) {
   auto encoder = SentenceEncoder::load(testing::model_dir(GetParam()));
   ASSERT_TRUE(encoder.ok()) << encoder.error().message;
   const std::vector<std::string> alone = {"short text"};
-  const std::vector<std::string> batch = {"short text", "a much longer text that forces padding of the short one in the batch"};
+  const std::vector<std::string> batch = {"short text",
+                                          "a much longer text that forces padding of the short one in the batch"};
   auto a = (*encoder)->embed(alone, TextRole::passage);
   auto b = (*encoder)->embed(batch, TextRole::passage);
   ASSERT_TRUE(a.ok() && b.ok());
@@ -63,7 +64,8 @@ TEST_P(SentenceEncoderTest, PaddingInABatchDoesNotChangeAVector) {
   EXPECT_GT(cosine(a->row(0), b->row(0)), int8 ? 0.99 : 0.99999);
 }
 
-INSTANTIATE_TEST_SUITE_P(DefaultModels, SentenceEncoderTest, ::testing::Values("all-minilm-l6-v2", "all-minilm-l6-v2-int8"));
+INSTANTIATE_TEST_SUITE_P(DefaultModels, SentenceEncoderTest,
+                         ::testing::Values("all-minilm-l6-v2", "all-minilm-l6-v2-int8"));
 
 TEST(SentenceEncoderLoad, RefusesAModelWhoseFileWasTamperedWith) {
   const auto source = testing::model_dir("all-minilm-l6-v2");

@@ -43,7 +43,8 @@ class WorkQueueTest : public ::testing::Test {
 
 TEST_F(WorkQueueTest, EntriesAreTakenOnceAndLeaveWhenAcknowledged) {
   auto q = queue();
-  auto id = q.enqueue(Priority::interactive, "alice", {{"job", "j1"}, {"file", "a.md"}, {"bytes", std::string("\0\x01\xff", 3)}});
+  auto id = q.enqueue(Priority::interactive, "alice",
+                      {{"job", "j1"}, {"file", "a.md"}, {"bytes", std::string("\0\x01\xff", 3)}});
   ASSERT_OK(id);
   auto stats = q.stats();
   ASSERT_OK(stats);
@@ -220,7 +221,8 @@ TEST_F(WorkQueueTest, NothingAcknowledgedIsLostWhenRedisIsKilled) {
     ASSERT_OK(connection);
     WorkQueue q(std::move(*connection), {});
     const std::string tenants[] = {"t0", "t1", "t2"};
-    for (int i = 0; i < 20; ++i) ASSERT_OK(q.enqueue(Priority::interactive, tenants[i % 3], {{"n", std::to_string(i)}}));
+    for (int i = 0; i < 20; ++i)
+      ASSERT_OK(q.enqueue(Priority::interactive, tenants[i % 3], {{"n", std::to_string(i)}}));
   }
   ASSERT_EQ(run("kill"), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -20,7 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 
 // A test's generator lent to a back-end, which would otherwise share its ownership.
-std::shared_ptr<Generator> borrowed(Generator* generator) { return {std::shared_ptr<Generator>{}, generator}; }
+std::shared_ptr<Generator> borrowed(Generator* generator) {
+  return {std::shared_ptr<Generator>{}, generator};
+}
 
 class AnswerPipelineTest : public ::testing::Test {
  protected:
@@ -42,7 +44,8 @@ class AnswerPipelineTest : public ::testing::Test {
     auto summary = ingester.ingest_files(*files);
     ASSERT_TRUE(summary.ok()) << summary.error().message;
     // Its tokens are single characters: a context of 16k holds what 4k hold for a real model.
-    ASSERT_TRUE(kotae::testing::write_tiny_llama_gguf(root_ / "tiny-chat.gguf", {.context = 16384, .with_tokenizer = true}));
+    ASSERT_TRUE(
+        kotae::testing::write_tiny_llama_gguf(root_ / "tiny-chat.gguf", {.context = 16384, .with_tokenizer = true}));
   }
   static void TearDownTestSuite() {
     delete collection_;
@@ -159,7 +162,9 @@ TEST_F(AnswerPipelineTest, FallsBackToTheNextBackEndAndSaysWhichAnswered) {
   auto client = OpenAIChatClient::create(down);
   ASSERT_TRUE(client.ok());
   AnswerPipeline pipeline(*encoder_, nullptr,
-                          {{"llama.cpp", nullptr, llama_missing.error().message}, generator_backend("openai", borrowed(client->get())), extractive_backend()});
+                          {{"llama.cpp", nullptr, llama_missing.error().message},
+                           generator_backend("openai", borrowed(client->get())),
+                           extractive_backend()});
   auto answer = pipeline.ask("How do I upgrade to the next Debian release?", *collection_, {});
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->backend, "extractive");
@@ -179,7 +184,8 @@ TEST_F(AnswerPipelineTest, FallsBackToTheNextBackEndAndSaysWhichAnswered) {
 TEST_F(AnswerPipelineTest, ALocalModelStreamsItsAnswerAndAFollowUpReusesThePrefix) {
   auto llama = instruct_model();
   ASSERT_TRUE(llama);
-  AnswerPipeline pipeline(*encoder_, nullptr, {generator_backend("llama.cpp", borrowed(llama.get())), extractive_backend()});
+  AnswerPipeline pipeline(*encoder_, nullptr,
+                          {generator_backend("llama.cpp", borrowed(llama.get())), extractive_backend()});
   Conversation conversation;
   std::string streamed;
   auto first = pipeline.ask("How do I upgrade to the next Debian release?", *collection_, greedy(64), &conversation,
@@ -197,7 +203,8 @@ TEST_F(AnswerPipelineTest, ALocalModelStreamsItsAnswerAndAFollowUpReusesThePrefi
   EXPECT_EQ(first->sources.front().number, 1);
   // Whatever it cites is one of the sources it was shown, quoted to the byte.
   for (const auto& c : first->citations) {
-    EXPECT_TRUE(std::any_of(first->sources.begin(), first->sources.end(), [&](const Source& s) { return s.number == c.number; }));
+    EXPECT_TRUE(std::any_of(first->sources.begin(), first->sources.end(),
+                            [&](const Source& s) { return s.number == c.number; }));
     expect_exact(c);
   }
 
@@ -219,12 +226,14 @@ TEST_F(AnswerPipelineTest, AnOpenAICompatibleServerAnswers) {
   options.context_tokens = 4096;
   auto client = OpenAIChatClient::create(options);
   ASSERT_TRUE(client.ok());
-  AnswerPipeline pipeline(*encoder_, nullptr, {generator_backend("openai", borrowed(client->get())), extractive_backend()});
+  AnswerPipeline pipeline(*encoder_, nullptr,
+                          {generator_backend("openai", borrowed(client->get())), extractive_backend()});
   std::size_t pieces = 0;
-  auto answer = pipeline.ask("What is a virtual package?", *collection_, greedy(16), nullptr, [&](const AnswerEvent& e) {
-    pieces += e.kind == AnswerEvent::Kind::token;
-    return true;
-  });
+  auto answer =
+      pipeline.ask("What is a virtual package?", *collection_, greedy(16), nullptr, [&](const AnswerEvent& e) {
+        pieces += e.kind == AnswerEvent::Kind::token;
+        return true;
+      });
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(answer->backend, "openai") << (answer->fallbacks.empty() ? "" : answer->fallbacks[0].error);
   EXPECT_TRUE(answer->fallbacks.empty());

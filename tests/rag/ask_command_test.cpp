@@ -30,9 +30,11 @@ class AskCommandTest : public ::testing::Test {
     const auto added = kotae("model add " + (root_ / "tiny-chat.gguf").string() + " --name tiny-chat");
     ASSERT_EQ(added.exit_code, 0) << added.err;
     // The same in Q4_K: llama.cpp's quantised kernels (AMX where the CPU has it) on the long prompt.
-    ASSERT_TRUE(testing::write_tiny_llama_gguf(root_ / "tiny-chat-q4k.gguf",
-                                               {.embedding = 256, .feed_forward = 512, .context = 4096,
-                                                .with_tokenizer = true, .weights = testing::TinyWeights::q4_k}));
+    ASSERT_TRUE(testing::write_tiny_llama_gguf(root_ / "tiny-chat-q4k.gguf", {.embedding = 256,
+                                                                              .feed_forward = 512,
+                                                                              .context = 4096,
+                                                                              .with_tokenizer = true,
+                                                                              .weights = testing::TinyWeights::q4_k}));
     const auto added_q4k = kotae("model add " + (root_ / "tiny-chat-q4k.gguf").string() + " --name tiny-chat-q4k");
     ASSERT_EQ(added_q4k.exit_code, 0) << added_q4k.err;
   }

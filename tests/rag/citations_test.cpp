@@ -39,8 +39,8 @@ TEST(Citations, MapMarkersToSourcesAndDropThoseThatNameNone) {
 }
 
 TEST(Citations, PointAtTheSentenceOfTheSourceThatBacksTheClaim) {
-  const CitedAnswer cited = resolve_citations("It works out the dependencies for you [1]. Use dpkg for a .deb file [2].",
-                                              kSources);
+  const CitedAnswer cited =
+      resolve_citations("It works out the dependencies for you [1]. Use dpkg for a .deb file [2].", kSources);
   ASSERT_EQ(cited.citations.size(), 2u);
   const Citation& apt = cited.citations[0];
   EXPECT_EQ(apt.text, "It resolves dependencies for you.");

@@ -127,14 +127,16 @@ TEST(ExtractiveAnswerer, ASentenceOnAPronounBringsItsAntecedent) {
   ASSERT_EQ(answer.citations.size(), 1u);
   EXPECT_EQ(answer.citations[0].text, "APT is Debian's package manager. It installs packages from mirrors.");
   // Not the first sentence of the answer either; and an antecedent already in the answer is not repeated.
-  const OneSource bugs("Expect an acknowledgement. You can use reportbug to file bugs. It also lists known bugs.",
-                       {"Expect an acknowledgement.", "You can use reportbug to file bugs.", "It also lists known bugs."},
-                       {0.9f, 0.3f, 0.85f});
+  const OneSource bugs(
+      "Expect an acknowledgement. You can use reportbug to file bugs. It also lists known bugs.",
+      {"Expect an acknowledgement.", "You can use reportbug to file bugs.", "It also lists known bugs."},
+      {0.9f, 0.3f, 0.85f});
   EXPECT_EQ(bugs.answer("Which bugs are known?"),
             "Expect an acknowledgement. [1] You can use reportbug to file bugs. It also lists known bugs. [1]");
   const OneSource adjacent("You can use reportbug to file bugs. It also lists known bugs.",
                            {"You can use reportbug to file bugs.", "It also lists known bugs."}, {0.9f, 0.85f});
-  EXPECT_EQ(adjacent.answer("Which bugs are known?"), "You can use reportbug to file bugs. [1] It also lists known bugs. [1]");
+  EXPECT_EQ(adjacent.answer("Which bugs are known?"),
+            "You can use reportbug to file bugs. [1] It also lists known bugs. [1]");
 }
 
 }  // namespace

@@ -72,7 +72,8 @@ TEST(InstructionEmbedders, ClsModelsEmbedEachSentenceOfAChunkAlone) {
   ASSERT_EQ(embedded->sentences.size(), 1u);
   const auto& sentences = embedded->sentences[0];
   ASSERT_EQ(sentences.size(), 2u);
-  EXPECT_EQ(chunk.substr(sentences[1].begin, sentences[1].end - sentences[1].begin), "Packages are installed with apt.");
+  EXPECT_EQ(chunk.substr(sentences[1].begin, sentences[1].end - sentences[1].begin),
+            "Packages are installed with apt.");
   for (const auto& s : sentences) {
     const std::string alone[] = {chunk.substr(s.begin, s.end - s.begin)};
     auto direct = bge->embed(alone, TextRole::passage);

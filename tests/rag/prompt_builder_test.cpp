@@ -56,9 +56,10 @@ TEST_F(PromptBuilderTest, NumbersTheSourcesAndAsksForCitations) {
   EXPECT_NE(user.find("[1] Apt guide, page 3\nAPT resolves dependencies"), std::string::npos);
   EXPECT_NE(user.find("[2] Dpkg manual\ndpkg installs"), std::string::npos);
   EXPECT_NE(user.find("[3] Release notes, page 7"), std::string::npos);
-  EXPECT_NE(user.find("Question: How does APT get packages?\n\nAnswer in a few sentences, each followed by the number of its "
-                      "source, like [1]."),
-            std::string::npos);
+  EXPECT_NE(
+      user.find("Question: How does APT get packages?\n\nAnswer in a few sentences, each followed by the number of its "
+                "source, like [1]."),
+      std::string::npos);
   ASSERT_EQ(prompt->sources.size(), 3u);
   EXPECT_EQ(prompt->sources[2].number, 3);
   EXPECT_EQ(prompt->dropped_sources, 0u);

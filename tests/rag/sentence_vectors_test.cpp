@@ -79,12 +79,13 @@ TEST_F(SentenceSpansTest, WrappedLinesGoOnWhateverTheyStartWith) {
   const auto tokens = encoder_->tokenizer().tokenize(text);
   std::vector<std::string> sentences;
   for (const auto& s : text::sentence_spans(text, tokens)) sentences.push_back(text.substr(s.begin, s.end - s.begin));
-  EXPECT_EQ(sentences, (std::vector<std::string>{
-                           "Websites",
-                           "SQLite works great for most low to medium traffic websites\n(which is to say, most websites).",
-                           "Engines such as MySQL,\nOracle, or SQL Server serve about\n400K requests a day, of which\n"
-                           "\"dynamic\" pages are a fifth.",
-                           "Choose one:", "- Oracle", "2) PostgreSQL"}));
+  EXPECT_EQ(
+      sentences,
+      (std::vector<std::string>{
+          "Websites", "SQLite works great for most low to medium traffic websites\n(which is to say, most websites).",
+          "Engines such as MySQL,\nOracle, or SQL Server serve about\n400K requests a day, of which\n"
+          "\"dynamic\" pages are a fifth.",
+          "Choose one:", "- Oracle", "2) PostgreSQL"}));
 }
 
 TEST_F(SentenceSpansTest, PooledRangesAgreeWithTheWholeInputAndWithTheSentenceAlone) {
@@ -115,7 +116,8 @@ TEST_F(SentenceSpansTest, PooledRangesAgreeWithTheWholeInputAndWithTheSentenceAl
   EXPECT_GT(cosine(pooled->ranges.row(2), separate->row(1)), cosine(pooled->ranges.row(2), separate->row(0)) + 0.1);
 
   const std::vector<std::vector<TokenRange>> outside = {{{2, n + 1}}};
-  EXPECT_EQ(encoder_->embed_encoded_with_ranges(std::span(&tokens, 1), outside).error().code, ErrorCode::invalid_argument);
+  EXPECT_EQ(encoder_->embed_encoded_with_ranges(std::span(&tokens, 1), outside).error().code,
+            ErrorCode::invalid_argument);
 }
 
 }  // namespace

@@ -10,9 +10,9 @@ TEST(StandaloneSentence, FragmentsStartWhereNoSentenceStarts) {
                                "But it fails.", ") and more.", "of the package.", "\u201D he said."}) {
     EXPECT_TRUE(is_fragment(fragment)) << fragment;
   }
-  for (const char* sentence : {"SQLite works great.", "15 packages were built.", "\"Quoted\" words start it.",
-                               "(Dictionaries disagree.)", "apt-get installs packages.", "/etc/fstab lists mounts.",
-                               "`dpkg -i` installs a file."}) {
+  for (const char* sentence :
+       {"SQLite works great.", "15 packages were built.", "\"Quoted\" words start it.", "(Dictionaries disagree.)",
+        "apt-get installs packages.", "/etc/fstab lists mounts.", "`dpkg -i` installs a file."}) {
     EXPECT_FALSE(is_fragment(sentence)) << sentence;
   }
 }

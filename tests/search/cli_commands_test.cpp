@@ -81,7 +81,8 @@ TEST_F(CliCommandsTest, IndexSearchRemove) {
   EXPECT_GT(top["vector_rank"].get<int>(), 0);
   auto info = kotae("search 'rocket fuel' --collection kitchen --mode vector -k 1 --json");
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_EQ(fs::path(nlohmann::json::parse(info.out)["hits"][0]["document"].get<std::string>()).filename(), "rockets.txt");
+  EXPECT_EQ(fs::path(nlohmann::json::parse(info.out)["hits"][0]["document"].get<std::string>()).filename(),
+            "rockets.txt");
 
   auto plain = kotae("search 'kerosene' --collection kitchen --mode bm25");
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
@@ -156,8 +157,9 @@ TEST_F(CliCommandsTest, EvalPrintsOneJsonObjectPerMode) {
         "{\"_id\": \"d1\", \"title\": \"Bread\", \"text\": \"Knead the dough and let it rise.\"}\n"
         "{\"_id\": \"d2\", \"title\": \"Rockets\", \"text\": \"Kerosene and liquid oxygen burn in the engine.\"}\n"
         "{\"_id\": \"d3\", \"title\": \"\", \"text\": \"Tomatoes need sun and water.\"}\n");
-  write("beir/queries.jsonl", "{\"_id\": \"q1\", \"text\": \"rocket fuel\"}\n{\"_id\": \"q2\", \"text\": \"baking bread\"}\n"
-                              "{\"_id\": \"q3\", \"text\": \"no judgements\"}\n");
+  write("beir/queries.jsonl",
+        "{\"_id\": \"q1\", \"text\": \"rocket fuel\"}\n{\"_id\": \"q2\", \"text\": \"baking bread\"}\n"
+        "{\"_id\": \"q3\", \"text\": \"no judgements\"}\n");
   write("beir/qrels/test.tsv", "query-id\tcorpus-id\tscore\nq1\td2\t1\nq2\td1\t1\n");
   auto eval = kotae("eval --dataset " + (root_ / "beir").string() + " --model all-minilm-l6-v2-int8 --json");
   ASSERT_EQ(eval.exit_code, 0) << eval.err;
@@ -178,7 +180,8 @@ TEST_F(CliCommandsTest, EvalPrintsOneJsonObjectPerMode) {
   EXPECT_EQ(lines[1]["mrr@10"], 1.0) << "two obvious queries: the vector side ranks both first";
 
   // Two models side by side: a row per model and mode, each with its model's encode speed.
-  auto both = kotae("eval --dataset " + (root_ / "beir").string() + " --models all-minilm-l6-v2,all-minilm-l6-v2-int8 --json");
+  auto both =
+      kotae("eval --dataset " + (root_ / "beir").string() + " --models all-minilm-l6-v2,all-minilm-l6-v2-int8 --json");
   ASSERT_EQ(both.exit_code, 0) << both.err;
   const auto rows = json_lines(both.out);
   ASSERT_EQ(rows.size(), 6u);
@@ -186,7 +189,8 @@ TEST_F(CliCommandsTest, EvalPrintsOneJsonObjectPerMode) {
   EXPECT_EQ(rows[3]["model"], "all-minilm-l6-v2-int8");
   EXPECT_NE(rows[0]["collection"], rows[3]["collection"]) << "each model indexes a collection of its own";
   for (const auto& row : rows) EXPECT_GT(row["encode_passages_per_s"].get<double>(), 0.0);
-  auto table = kotae("eval --dataset " + (root_ / "beir").string() + " --models all-minilm-l6-v2,all-minilm-l6-v2-int8");
+  auto table =
+      kotae("eval --dataset " + (root_ / "beir").string() + " --models all-minilm-l6-v2,all-minilm-l6-v2-int8");
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("all-minilm-l6-v2-int8    int8  hybrid"), std::string::npos) << table.out;
 

@@ -6,20 +6,20 @@
 // The same over PostgreSQL (the server CTest starts), with two children writing the collection at once
 // each round, as two replicas would: no chunk lost, none duplicated, every acknowledged document whole.
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <fcntl.h>
 
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <map>
-#include <set>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -159,11 +159,12 @@ class CrashSafetyTest : public ::testing::Test {
   // `replica`: which index cache a PostgreSQL child uses (each replica has its own, and its own writer
   // lock: two children with different ones write at the same time).
   std::vector<std::string> index_args(const fs::path& docs, int replica = 0) const {
-    std::vector<std::string> args{"index", docs.string(), "--collection", collection_, "--data", (root_ / "data").string(),
-                                  "--json", "--model", "all-minilm-l6-v2-int8"};
+    std::vector<std::string> args{"index",     docs.string(), "--collection",
+                                  collection_, "--data",      (root_ / "data").string(),
+                                  "--json",    "--model",     "all-minilm-l6-v2-int8"};
     if (!store_url_.empty()) {
       for (const std::string& more : {std::string("--store"), store_url_, std::string("--index-cache"),
-                                     (root_ / ("cache-" + std::to_string(replica))).string()}) {
+                                      (root_ / ("cache-" + std::to_string(replica))).string()}) {
         args.push_back(more);
       }
     }
@@ -197,13 +198,15 @@ class CrashSafetyTest : public ::testing::Test {
     for (const auto& document : *documents) {
       auto chunks = (*collection)->document_chunks(document.id);
       ASSERT_TRUE(chunks);
-      EXPECT_EQ(static_cast<std::int64_t>(chunks->size()), document.chunk_count) << when << ": " << document.path << " is not whole";
+      EXPECT_EQ(static_cast<std::int64_t>(chunks->size()), document.chunk_count)
+          << when << ": " << document.path << " is not whole";
     }
     for (const auto& [path, sha] : acknowledged) {
       auto document = (*collection)->find_document(path);
       ASSERT_TRUE(document && *document) << when << ": acknowledged " << path << " is missing";
       const bool newer_version = newer.contains(path) && newer.at(path).contains((*document)->sha256);
-      EXPECT_TRUE((*document)->sha256 == sha || newer_version) << when << ": " << path << " is not the acknowledged version";
+      EXPECT_TRUE((*document)->sha256 == sha || newer_version)
+          << when << ": " << path << " is not the acknowledged version";
       auto chunks = (*collection)->document_chunks((*document)->id);
       ASSERT_TRUE(chunks);
       EXPECT_GT(chunks->size(), 0u);
@@ -223,8 +226,8 @@ class CrashSafetyTest : public ::testing::Test {
 TEST_F(CrashSafetyTest, SurvivesSigkillAtRandomMomentsAndDiskFull) {
   constexpr std::size_t kFiles = 48, kKills = 24, kChangedPerRound = 12;
   const fs::path docs = root_ / "docs";
-  std::map<std::string, std::string> current;       // path -> sha of the file on disk now
-  std::map<std::string, std::string> acknowledged;  // path -> sha the collection must hold
+  std::map<std::string, std::string> current;          // path -> sha of the file on disk now
+  std::map<std::string, std::string> acknowledged;     // path -> sha the collection must hold
   std::map<std::string, std::set<std::string>> newer;  // path -> versions written since
   for (std::size_t i = 0; i < kFiles; ++i)
     current[(docs / ("doc-" + std::to_string(i) + ".txt")).string()] = write_document(docs, i, 0);
@@ -249,8 +252,8 @@ TEST_F(CrashSafetyTest, SurvivesSigkillAtRandomMomentsAndDiskFull) {
     if (HasFatalFailure()) return;
   }
   EXPECT_GE(killed_mid_run, kKills / 2) << "most kills should land while the child is still working";
-  std::printf("%zu kills, %zu while the child was still indexing; %zu documents acknowledged\n", kKills,
-              killed_mid_run, acknowledged.size());
+  std::printf("%zu kills, %zu while the child was still indexing; %zu documents acknowledged\n", kKills, killed_mid_run,
+              acknowledged.size());
 
   // A run to the end indexes everything.
   const Child finish = start_kotae(index_args(docs), root_ / "out.jsonl", root_ / "err.txt");
@@ -261,7 +264,8 @@ TEST_F(CrashSafetyTest, SurvivesSigkillAtRandomMomentsAndDiskFull) {
 
   // Disk full: new files, and no file may grow more than a little past the collection's size now.
   const fs::path more = root_ / "more";
-  for (std::size_t i = kFiles; i < kFiles + 40; ++i) current[(more / ("doc-" + std::to_string(i) + ".txt")).string()] = write_document(more, i, 0);
+  for (std::size_t i = kFiles; i < kFiles + 40; ++i)
+    current[(more / ("doc-" + std::to_string(i) + ".txt")).string()] = write_document(more, i, 0);
   const fs::path db = root_ / "data" / "collections" / "crash" / "kotae.db";
   std::uintmax_t largest = fs::file_size(db);
   for (const auto& entry : fs::directory_iterator(db.parent_path())) largest = std::max(largest, entry.file_size());
@@ -319,8 +323,10 @@ TEST_F(CrashSafetyTest, TwoWritersKilledAtRandomMomentsOverPostgres) {
     expect_consistent(acknowledged, "after kill " + std::to_string(round + 1), newer);
     if (HasFatalFailure()) return;
   }
-  std::printf("%zu rounds of two writers: %zu of %zu kills while indexing, %zu rounds where both stored documents; "
-              "%zu documents acknowledged\n", kKills, killed_mid_run, 2 * kKills, both_wrote, acknowledged.size());
+  std::printf(
+      "%zu rounds of two writers: %zu of %zu kills while indexing, %zu rounds where both stored documents; "
+      "%zu documents acknowledged\n",
+      kKills, killed_mid_run, 2 * kKills, both_wrote, acknowledged.size());
   EXPECT_GE(killed_mid_run, kKills) << "most kills should land while the children are still working";
   EXPECT_GE(both_wrote, 2u) << "the two writers should have stored documents at the same time in some rounds";
   const Child finish = start_kotae(index_args(docs), root_ / "out.jsonl", root_ / "err.txt");

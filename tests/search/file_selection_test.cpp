@@ -34,8 +34,8 @@ TEST_F(FileSelectionTest, TakesSupportedFilesSkipsHiddenAndSorts) {
   const std::vector<fs::path> paths{root_};
   auto files = select_files(paths, {});
   ASSERT_TRUE(files) << files.error().message;
-  EXPECT_EQ(relative(*files), (std::vector<std::string>{"UPPER.MD", "a.md", "b.txt", "guide/c.html",
-                                                        "guide/deep/d.pdf", "guide/e.docx"}));
+  EXPECT_EQ(relative(*files), (std::vector<std::string>{"UPPER.MD", "a.md", "b.txt", "guide/c.html", "guide/deep/d.pdf",
+                                                        "guide/e.docx"}));
 }
 
 TEST_F(FileSelectionTest, IncludeAndExcludeGlobsByNameOrPath) {

@@ -134,7 +134,8 @@ TEST_F(HybridSearchTest, HeadingPathsAndNoDuplicateChunks) {
   ASSERT_FALSE(result.hits.empty());
   EXPECT_EQ(top_file(result), "bread.md");
   std::set<std::int64_t> ids;
-  for (const auto& hit : result.hits) EXPECT_TRUE(ids.insert(hit.chunk.id).second) << "chunk " << hit.chunk.id << " twice";
+  for (const auto& hit : result.hits)
+    EXPECT_TRUE(ids.insert(hit.chunk.id).second) << "chunk " << hit.chunk.id << " twice";
   EXPECT_EQ(result.hits[0].chunk.heading_path.front(), "Baking bread");
 }
 
@@ -142,7 +143,8 @@ TEST_F(HybridSearchTest, FiltersByPathPrefixAndFormat) {
   ingest();
   const auto space = search("bread", search::SearchMode::hybrid, {(docs_ / "space").string(), {}});
   ASSERT_FALSE(space.hits.empty());
-  for (const auto& hit : space.hits) EXPECT_TRUE(hit.document_path.starts_with((docs_ / "space").string())) << hit.document_path;
+  for (const auto& hit : space.hits)
+    EXPECT_TRUE(hit.document_path.starts_with((docs_ / "space").string())) << hit.document_path;
   const auto html = search("rockets", search::SearchMode::hybrid, {"", {"html"}});
   ASSERT_FALSE(html.hits.empty());
   for (const auto& hit : html.hits) EXPECT_EQ(hit.document_format, "html");

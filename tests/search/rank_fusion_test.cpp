@@ -14,7 +14,7 @@ std::vector<store::ScoredChunk> ranked(std::initializer_list<std::int64_t> ids) 
 TEST(ReciprocalRankFusion, SumsOneOverKPlusRankAndDeduplicates) {
   const std::vector<std::vector<store::ScoredChunk>> lists{ranked({1, 2, 3}), ranked({3, 1, 4})};
   const auto fused = reciprocal_rank_fusion(lists, 60);
-  ASSERT_EQ(fused.size(), 4u);  // 1, 2, 3, 4 once each
+  ASSERT_EQ(fused.size(), 4u);      // 1, 2, 3, 4 once each
   EXPECT_EQ(fused[0].chunk_id, 1);  // 1/61 + 1/62
   EXPECT_NEAR(fused[0].score, 1.0 / 61 + 1.0 / 62, 1e-12);
   EXPECT_EQ(fused[1].chunk_id, 3);  // 1/63 + 1/61
@@ -85,13 +85,14 @@ TEST(LinearFusion, AnAbsentCandidateGetsNothingFromThatListAndEqualScoresCountWh
   const auto fused = linear_fusion(lists);
   ASSERT_EQ(fused.size(), 3u);
   for (const auto& c : fused) EXPECT_NEAR(c.score, 1.0, 1e-9) << c.chunk_id;  // one list's top each
-  EXPECT_EQ(fused[0].chunk_id, 5);  // ties: best rank, then id
+  EXPECT_EQ(fused[0].chunk_id, 5);                                            // ties: best rank, then id
   EXPECT_EQ(fused[1].chunk_id, 7);
   EXPECT_EQ(fused[2].chunk_id, 6);
 }
 
 TEST(LinearFusion, TheRangeComesFromEachListsBestEntriesSoDepthDoesNotMoveTheTop) {
-  const std::vector<std::vector<store::ScoredChunk>> shallow{scored({{1, 10.0f}, {2, 6.0f}}), scored({{2, 0.9f}, {1, 0.5f}})};
+  const std::vector<std::vector<store::ScoredChunk>> shallow{scored({{1, 10.0f}, {2, 6.0f}}),
+                                                             scored({{2, 0.9f}, {1, 0.5f}})};
   const std::vector<std::vector<store::ScoredChunk>> deep{scored({{1, 10.0f}, {2, 6.0f}, {3, 1.0f}}),
                                                           scored({{2, 0.9f}, {1, 0.5f}, {3, 0.1f}})};
   const auto top = linear_fusion(shallow, {}, 2);
@@ -115,8 +116,8 @@ TEST(LinearFusion, APassageBothListsFindAboveTheirFloorCountsMore) {
   const auto agreeing = linear_fusion(lists, weights, 50, 0.5);
   ASSERT_EQ(agreeing.size(), 4u);
   EXPECT_EQ(agreeing[0].chunk_id, 1);
-  EXPECT_NEAR(agreeing[0].score, 1.0, 1e-9);          // one list only: unchanged
-  EXPECT_NEAR(agreeing[1].score, 0.65 * 1.5, 1e-6);   // both lists above their floor
+  EXPECT_NEAR(agreeing[0].score, 1.0, 1e-9);         // one list only: unchanged
+  EXPECT_NEAR(agreeing[1].score, 0.65 * 1.5, 1e-6);  // both lists above their floor
   EXPECT_EQ(agreeing[1].chunk_id, 2);
   const auto strong = linear_fusion(lists, weights, 50, 1.0);
   EXPECT_EQ(strong[0].chunk_id, 2);  // 1.3 ahead of 1.0

@@ -13,9 +13,9 @@ TEST(RankDocuments, KeepsEachDocumentAtItsBestChunk) {
 
 TEST(RetrievalMetrics, MatchesHandComputedValues) {
   MetricsAccumulator m;
-  m.add({"x", "rel", "y"}, {{"rel", 1}});               // rank 2
-  m.add({"a", "b"}, {{"r1", 1}, {"r2", 1}});            // nothing found
-  m.add({"r1", "z", "r2"}, {{"r1", 1}, {"r2", 1}});      // ranks 1 and 3
+  m.add({"x", "rel", "y"}, {{"rel", 1}});            // rank 2
+  m.add({"a", "b"}, {{"r1", 1}, {"r2", 1}});         // nothing found
+  m.add({"r1", "z", "r2"}, {{"r1", 1}, {"r2", 1}});  // ranks 1 and 3
   const auto r = m.result();
   EXPECT_EQ(r.queries, 3u);
   EXPECT_NEAR(r.mrr_at_10, (0.5 + 0 + 1) / 3, 1e-12);

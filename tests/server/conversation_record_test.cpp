@@ -68,8 +68,13 @@ TEST(ConversationRecord, SummariesAndConversationsAsTheApiShowsThem) {
   ConversationRecord record{{"conv_1", "faq", "Where?", 10.5, 20.25, 1},
                             nlohmann::json::array({{{"question", "Where?"}}})};
   const auto summary = summary_json(record.summary);
-  EXPECT_EQ(summary, nlohmann::json({{"id", "conv_1"}, {"object", "conversation"}, {"collection", "faq"},
-                                     {"title", "Where?"}, {"created_at", 10.5}, {"updated_at", 20.25}, {"turns", 1}}));
+  EXPECT_EQ(summary, nlohmann::json({{"id", "conv_1"},
+                                     {"object", "conversation"},
+                                     {"collection", "faq"},
+                                     {"title", "Where?"},
+                                     {"created_at", 10.5},
+                                     {"updated_at", 20.25},
+                                     {"turns", 1}}));
   EXPECT_EQ(conversation_json(record)["turns"], record.turns);
 }
 
@@ -109,12 +114,12 @@ TEST(ConversationRequest, IdsOfAnotherFormAre404BeforeAnyStore) {
   const std::string good = "conv_0123456789abcdef0123456789abcdef";
   EXPECT_EQ(conversation_id(good), good);
   const std::vector<std::string> malformed{"",
-                                          "conv_",
-                                          "conv_nope",
-                                          "conv_0123456789ABCDEF0123456789abcdef",
-                                          good + "0",
-                                          "job_0123456789abcdef0123456789abcdef",
-                                          "conv_0123456789abcdef0123456789abcde/"};
+                                           "conv_",
+                                           "conv_nope",
+                                           "conv_0123456789ABCDEF0123456789abcdef",
+                                           good + "0",
+                                           "job_0123456789abcdef0123456789abcdef",
+                                           "conv_0123456789abcdef0123456789abcde/"};
   for (const std::string& bad : malformed) {
     try {
       conversation_id(bad);

@@ -39,8 +39,11 @@ fs::path data_with_models(const fs::path& dir) {
 void expect_still_serving(const KotaeServerProcess& server) {
   EXPECT_EQ(http_request("GET", server.url("/healthz")).status, 200);
   EXPECT_EQ(http_request("GET", server.url("/readyz")).status, 200);
-  auto answer = post(server, "/v1/ask", {{"collection", "faq"}, {"question", "What is a Debian package?"},
-                                         {"backends", {"extractive"}}, {"cache", false}});
+  auto answer = post(server, "/v1/ask",
+                     {{"collection", "faq"},
+                      {"question", "What is a Debian package?"},
+                      {"backends", {"extractive"}},
+                      {"cache", false}});
   ASSERT_EQ(answer.status, 200) << answer.body;
   EXPECT_EQ(json::parse(answer.body)["backend"], "extractive");
 }
@@ -52,16 +55,16 @@ class RemoteGeneratorDown : public ::testing::Test {
   void SetUp() override {
     dir_ = fresh_temp_dir("kotae-fault-remote");
     const fs::path model = dir_ / "tiny-chat.gguf";
-    ASSERT_TRUE(write_tiny_llama_gguf(model, {.embedding = 256, .layers = 4, .feed_forward = 512, .context = 4096,
-                                              .with_tokenizer = true}));
-    llama_ = std::make_unique<LlamaServer>(llama_server_binary(KOTAE_LLAMA_SERVER), model,
-                                           std::vector<std::string>{"-c", "4096", "-t", "1", "-np", "1", "--ignore-eos",
-                                                                    "--grammar", "root ::= [ -~]*"},
-                                           dir_ / "llama-server.log");
+    ASSERT_TRUE(write_tiny_llama_gguf(
+        model, {.embedding = 256, .layers = 4, .feed_forward = 512, .context = 4096, .with_tokenizer = true}));
+    llama_ = std::make_unique<LlamaServer>(
+        llama_server_binary(KOTAE_LLAMA_SERVER), model,
+        std::vector<std::string>{"-c", "4096", "-t", "1", "-np", "1", "--ignore-eos", "--grammar", "root ::= [ -~]*"},
+        dir_ / "llama-server.log");
     ASSERT_EQ(llama_->error(), "");
     server_ = std::make_unique<KotaeServerProcess>(
-        KOTAE_BINARY, std::vector<std::string>{"--data", KOTAE_SERVER_DATA, "--openai-url", llama_->base_url(),
-                                               "--context", "4096"},
+        KOTAE_BINARY,
+        std::vector<std::string>{"--data", KOTAE_SERVER_DATA, "--openai-url", llama_->base_url(), "--context", "4096"},
         dir_ / "server.log");
     ASSERT_EQ(server_->error(), "");
   }
@@ -74,8 +77,9 @@ class RemoteGeneratorDown : public ::testing::Test {
   // Asks with streaming and kills llama-server as soon as the first token has reached the client.
   std::vector<std::pair<std::string, std::string>> ask_and_kill_mid_stream(const json& backends) {
     bool killed = false;
-    json request{{"collection", "faq"}, {"question", "What is a Debian package?"}, {"stream", true},
-                 {"max_tokens", 3000}, {"backends", backends}, {"cache", false}};
+    json request{{"collection", "faq"},  {"question", "What is a Debian package?"},
+                 {"stream", true},       {"max_tokens", 3000},
+                 {"backends", backends}, {"cache", false}};
     auto reply = http_request_watching("POST", server_->url("/v1/ask"), request.dump(), [&](const std::string& so_far) {
       if (!killed && so_far.find("event: token") != std::string::npos) {
         llama_->kill_now();
@@ -118,8 +122,8 @@ TEST_F(RemoteGeneratorDown, MidStreamTheNextBackEndAnswersAfterARestartEvent) {
   EXPECT_EQ(done["fallbacks"][0]["backend"], "openai");
   expect_still_serving(*server_);
   // With the remote server gone for good, a new question goes straight to the next back-end.
-  auto later = post(*server_, "/v1/ask", {{"collection", "faq"}, {"question", "How do I keep my system up to date?"},
-                                          {"cache", false}});
+  auto later = post(*server_, "/v1/ask",
+                    {{"collection", "faq"}, {"question", "How do I keep my system up to date?"}, {"cache", false}});
   ASSERT_EQ(later.status, 200) << later.body;
   EXPECT_EQ(json::parse(later.body)["backend"], "extractive");
 }
@@ -156,7 +160,8 @@ TEST(Faults, AGeneratorThatFailsToLoadIsReportedByReadyzAndTheNextBackEndAnswers
   EXPECT_EQ(reason.find("refused"), std::string::npos) << "the integrity check passed; llama.cpp failed: " << reason;
   EXPECT_EQ(readiness["backends"][1]["available"], true);
 
-  auto answer = post(server, "/v1/ask", {{"collection", "faq"}, {"question", "What is a Debian package?"}, {"cache", false}});
+  auto answer =
+      post(server, "/v1/ask", {{"collection", "faq"}, {"question", "What is a Debian package?"}, {"cache", false}});
   ASSERT_EQ(answer.status, 200) << answer.body;
   const auto body = json::parse(answer.body);
   EXPECT_EQ(body["backend"], "extractive");
@@ -181,7 +186,8 @@ TEST(Faults, ADeletedOrDamagedVectorIndexIsRebuiltAtStartWithALogLine) {
     {
       KotaeServerProcess server(KOTAE_BINARY, {"--data", data.string()}, log);
       ASSERT_EQ(server.error(), "") << what;
-      auto found = post(server, "/v1/search", {{"collection", "docs"}, {"query", "what is a virtual package"}, {"mode", "vector"}});
+      auto found = post(server, "/v1/search",
+                        {{"collection", "docs"}, {"query", "what is a virtual package"}, {"mode", "vector"}});
       ASSERT_EQ(found.status, 200) << what << ": " << found.body;
       EXPECT_GE(json::parse(found.body)["hits"].size(), 3u) << what;
     }

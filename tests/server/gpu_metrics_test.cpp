@@ -43,7 +43,8 @@ TEST(GpuMetrics, OneSeriesPerGpuAndReading) {
            "kotae_gpu_memory_used_bytes{gpu=\"0\",name=\"NVIDIA H100 80GB HBM3\",uuid=\"GPU-5f1a\"} 1073741824\n",
            "kotae_gpu_memory_total_bytes{gpu=\"0\",name=\"NVIDIA H100 80GB HBM3\",uuid=\"GPU-5f1a\"} 85520809984\n",
            "kotae_gpu_temperature_celsius{gpu=\"0\",name=\"NVIDIA H100 80GB HBM3\",uuid=\"GPU-5f1a\"} 41\n",
-           "kotae_gpu_temperature_celsius{gpu=\"1\",name=\"A \\\"quoted\\\\ name\\nwith a newline\",uuid=\"GPU-77\"} 35\n",
+           "kotae_gpu_temperature_celsius{gpu=\"1\",name=\"A \\\"quoted\\\\ name\\nwith a newline\",uuid=\"GPU-77\"} "
+           "35\n",
        }) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected << "\nin\n" << text;
   }

@@ -39,8 +39,9 @@ class ServerTest : public ::testing::Test {
     fs::create_directories(data);
     fs::copy(fs::path(KOTAE_SERVER_DATA) / "collections", data / "collections", fs::copy_options::recursive);
     fs::create_symlink(fs::canonical(fs::path(KOTAE_SERVER_DATA) / "models"), data / "models");
-    server_ = std::make_unique<KotaeServerProcess>(KOTAE_BINARY, std::vector<std::string>{"--data", data.string(),
-                                                   "--max-body-bytes", "200000"}, dir_ / "server.log");
+    server_ = std::make_unique<KotaeServerProcess>(
+        KOTAE_BINARY, std::vector<std::string>{"--data", data.string(), "--max-body-bytes", "200000"},
+        dir_ / "server.log");
     ASSERT_EQ(server_->error(), "");
   }
   void TearDown() override {
@@ -49,7 +50,9 @@ class ServerTest : public ::testing::Test {
   }
 
   HttpReply get(const std::string& path) { return http_request("GET", server_->url(path)); }
-  HttpReply post(const std::string& path, const json& body) { return http_request("POST", server_->url(path), body.dump()); }
+  HttpReply post(const std::string& path, const json& body) {
+    return http_request("POST", server_->url(path), body.dump());
+  }
   static json body_of(const HttpReply& r) { return json::parse(r.body); }
   static std::string error_code(const HttpReply& r) { return json::parse(r.body)["error"]["code"]; }
 
@@ -169,14 +172,16 @@ TEST_F(ServerTest, AskAnswersWithCitationsAndKeepsTheConversation) {
   EXPECT_GT(answer["timings_ms"]["total"].get<double>(), 0);
   const std::string conversation = answer["conversation_id"];
 
-  auto follow_up = post("/v1/ask", {{"collection", "faq"}, {"question", "Which packages provide a mail transport agent?"},
+  auto follow_up = post("/v1/ask", {{"collection", "faq"},
+                                    {"question", "Which packages provide a mail transport agent?"},
                                     {"conversation_id", conversation}});
   ASSERT_EQ(follow_up.status, 200) << follow_up.body;
   EXPECT_EQ(body_of(follow_up)["conversation_id"], conversation);
   auto unknown = post("/v1/ask", {{"collection", "faq"}, {"question", "Why?"}, {"conversation_id", "conv_nope"}});
   EXPECT_EQ(unknown.status, 404);
 
-  auto uncovered = body_of(post("/v1/ask", {{"collection", "faq"}, {"question", "What is the boiling point of lead?"}}));
+  auto uncovered =
+      body_of(post("/v1/ask", {{"collection", "faq"}, {"question", "What is the boiling point of lead?"}}));
   EXPECT_EQ(uncovered["covered"], false);
   EXPECT_EQ(uncovered["backend"], "none");
 }
@@ -277,13 +282,15 @@ TEST_F(ServerTest, RerankSpeaksLlamaCppAndTeiSchemas) {
 
   // TEI's body: TEI's semantics, which need a cross-encoder (this server has none), and TEI's error.
   auto tei = post("/rerank", {{"query", "How do I install software?"},
-                              {"texts", {"Use apt install to add packages.", "Bananas are yellow."}}, {"return_text", true}});
+                              {"texts", {"Use apt install to add packages.", "Bananas are yellow."}},
+                              {"return_text", true}});
   ASSERT_EQ(tei.status, 424) << tei.body;
   EXPECT_EQ(body_of(tei)["error_type"], "Backend");
 }
 
 TEST_F(ServerTest, ChatCompletionsAreGroundedOnANamedCollection) {
-  json request{{"model", "kotae"}, {"collection", "faq"},
+  json request{{"model", "kotae"},
+               {"collection", "faq"},
                {"messages", {{{"role", "user"}, {"content", "What is a virtual package?"}}}}};
   auto reply = post("/v1/chat/completions", request);
   ASSERT_EQ(reply.status, 200) << reply.body;
@@ -327,9 +334,12 @@ TEST_F(ServerTest, UploadsBecomeAJobWhoseFilesAreIndexedOrReportFailures) {
   const std::string boundary = "kotae-test-boundary";
   const std::vector<std::string> headers = {"Content-Type: multipart/form-data; boundary=" + boundary};
   const std::string url = server_->url("/v1/collections/uploads-test/documents");
-  auto accepted = http_request("POST", url,
-                               form({{"notes.md", "# Engines\n\nThe flux capacitor needs 1.21 gigawatts to travel in time.\n"},
-                                     {"broken.pdf", "this is not a PDF"}}, boundary), headers);
+  auto accepted =
+      http_request("POST", url,
+                   form({{"notes.md", "# Engines\n\nThe flux capacitor needs 1.21 gigawatts to travel in time.\n"},
+                         {"broken.pdf", "this is not a PDF"}},
+                        boundary),
+                   headers);
   ASSERT_EQ(accepted.status, 202) << accepted.body;
   const std::string job_url = accepted.headers["location"];
   ASSERT_EQ(job_url, "/v1/jobs/" + body_of(accepted)["id"].get<std::string>());
@@ -347,7 +357,8 @@ TEST_F(ServerTest, UploadsBecomeAJobWhoseFilesAreIndexedOrReportFailures) {
   EXPECT_NE(job["files"][1]["error"].get<std::string>().find("PDF"), std::string::npos);
   EXPECT_EQ(job["progress"]["files_done"], 2);
 
-  auto answer = body_of(post("/v1/ask", {{"collection", "uploads-test"}, {"question", "How much power does the flux capacitor need?"}}));
+  auto answer = body_of(
+      post("/v1/ask", {{"collection", "uploads-test"}, {"question", "How much power does the flux capacitor need?"}}));
   EXPECT_NE(answer["answer"].get<std::string>().find("1.21 gigawatts"), std::string::npos) << answer.dump();
   EXPECT_EQ(answer["citations"][0]["document"], "notes.md");
 
@@ -355,9 +366,11 @@ TEST_F(ServerTest, UploadsBecomeAJobWhoseFilesAreIndexedOrReportFailures) {
   ASSERT_EQ(documents.size(), 1u);
   EXPECT_EQ(documents[0]["path"], "notes.md");
   const auto id = documents[0]["id"].get<long>();
-  EXPECT_EQ(http_request("DELETE", server_->url("/v1/collections/uploads-test/documents/" + std::to_string(id))).status, 200);
+  EXPECT_EQ(http_request("DELETE", server_->url("/v1/collections/uploads-test/documents/" + std::to_string(id))).status,
+            200);
   EXPECT_EQ(body_of(get("/v1/collections/uploads-test"))["documents"], 0);
-  EXPECT_EQ(http_request("DELETE", server_->url("/v1/collections/uploads-test/documents/" + std::to_string(id))).status, 404);
+  EXPECT_EQ(http_request("DELETE", server_->url("/v1/collections/uploads-test/documents/" + std::to_string(id))).status,
+            404);
   EXPECT_EQ(get("/v1/jobs/job_unknown").status, 404);
   http_request("DELETE", server_->url("/v1/collections/uploads-test"));
 }
@@ -391,7 +404,8 @@ TEST_F(ServerTest, AQueuedJobCanBeCancelled) {
     chapter.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
   // The first job holds the collection's writer lock long enough for the second to wait its turn.
-  auto first_upload = http_request("POST", url, form({{"a.html", chapter}, {"b.html", chapter + " "}}, boundary), headers);
+  auto first_upload =
+      http_request("POST", url, form({{"a.html", chapter}, {"b.html", chapter + " "}}, boundary), headers);
   ASSERT_EQ(first_upload.status, 202) << first_upload.body;
   auto second_upload = http_request("POST", url, form({{"c.html", chapter + "  "}}, boundary), headers);
   ASSERT_EQ(second_upload.status, 202) << second_upload.body;
@@ -406,7 +420,8 @@ TEST_F(ServerTest, AQueuedJobCanBeCancelled) {
   }
   EXPECT_EQ(job["state"], "cancelled");
   EXPECT_EQ(job["files"][0]["status"], "cancelled");
-  for (int i = 0; i < 600 && !body_of(get("/v1/jobs/" + first["id"].get<std::string>()))["finished_at"].is_number(); ++i) {
+  for (int i = 0; i < 600 && !body_of(get("/v1/jobs/" + first["id"].get<std::string>()))["finished_at"].is_number();
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(body_of(get("/v1/collections/cancel-test"))["documents"], 2);
@@ -417,8 +432,8 @@ TEST_F(ServerTest, AQueuedJobCanBeCancelled) {
 json upload_and_wait(KotaeServerProcess& server, const std::string& collection,
                      const std::vector<std::pair<std::string, std::string>>& files) {
   const std::string boundary = "wait-boundary";
-  auto accepted = http_request("POST", server.url("/v1/collections/" + collection + "/documents"), form(files, boundary),
-                               {"Content-Type: multipart/form-data; boundary=" + boundary});
+  auto accepted = http_request("POST", server.url("/v1/collections/" + collection + "/documents"),
+                               form(files, boundary), {"Content-Type: multipart/form-data; boundary=" + boundary});
   if (accepted.status != 202) return json::parse(accepted.body);
   json job;
   for (int i = 0; i < 600; ++i) {
@@ -431,7 +446,8 @@ json upload_and_wait(KotaeServerProcess& server, const std::string& collection,
 
 TEST_F(ServerTest, RepeatedQuestionsComeFromTheCacheUntilTheCollectionChanges) {
   ASSERT_EQ(post("/v1/collections", {{"name", "cache-test"}}).status, 201);
-  ASSERT_EQ(upload_and_wait(*server_, "cache-test", {{"a.md", "The flux capacitor needs 1.21 gigawatts of power.\n"}})["state"],
+  ASSERT_EQ(upload_and_wait(*server_, "cache-test",
+                            {{"a.md", "The flux capacitor needs 1.21 gigawatts of power.\n"}})["state"],
             "succeeded");
   const json question{{"collection", "cache-test"}, {"question", "How much power does the flux capacitor need?"}};
   auto first = post("/v1/ask", question);
@@ -465,26 +481,29 @@ TEST_F(ServerTest, MetricsPassPromtoolAndCountWhatHappened) {
   ASSERT_EQ(reply.status, 200);
   EXPECT_NE(reply.headers["content-type"].find("text/plain"), std::string::npos);
   const auto& text = reply.body;
-  for (const char* expected : {R"(kotae_stage_seconds_count{stage="end_to_end"} 1)", R"(kotae_stage_seconds_count{stage="embed"})",
-                               R"(kotae_stage_seconds_count{stage="rerank"})", R"(kotae_stage_seconds_count{stage="generate"} 1)",
-                               R"(kotae_http_requests_total{method="POST",route="/v1/ask",status="2xx"} 1)",
-                               R"(kotae_http_requests_total{method="GET",route="unmatched",status="4xx"} 1)",
-                               R"(kotae_http_request_duration_seconds_count{method="POST",route="/v1/search"} 1)",
-                               R"(kotae_build_info{version=")", "process_cpu_seconds_total ", "process_resident_memory_bytes ",
-                               "process_open_fds ", "process_start_time_seconds ",
-                               R"(kotae_model_info{model="all-minilm-l6-v2",provider="CPUExecutionProvider"} 1)",
-                               "kotae_batch_size_bucket", "kotae_batch_queue_depth", "kotae_work_queue",
-                               "kotae_retrieved_similarity_bucket", R"(kotae_answers_total{backend="extractive",cached="false"} 1)"}) {
+  for (const char* expected :
+       {R"(kotae_stage_seconds_count{stage="end_to_end"} 1)", R"(kotae_stage_seconds_count{stage="embed"})",
+        R"(kotae_stage_seconds_count{stage="rerank"})", R"(kotae_stage_seconds_count{stage="generate"} 1)",
+        R"(kotae_http_requests_total{method="POST",route="/v1/ask",status="2xx"} 1)",
+        R"(kotae_http_requests_total{method="GET",route="unmatched",status="4xx"} 1)",
+        R"(kotae_http_request_duration_seconds_count{method="POST",route="/v1/search"} 1)",
+        R"(kotae_build_info{version=")", "process_cpu_seconds_total ", "process_resident_memory_bytes ",
+        "process_open_fds ", "process_start_time_seconds ",
+        R"(kotae_model_info{model="all-minilm-l6-v2",provider="CPUExecutionProvider"} 1)", "kotae_batch_size_bucket",
+        "kotae_batch_queue_depth", "kotae_work_queue", "kotae_retrieved_similarity_bucket",
+        R"(kotae_answers_total{backend="extractive",cached="false"} 1)"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected;
   }
   if (!probe_gpus().present) {  // the GPU series only where NVML lists a GPU
-    for (const char* absent : {"kotae_gpu_utilization_ratio", "kotae_gpu_memory_used_bytes", "kotae_gpu_temperature_celsius"}) {
+    for (const char* absent :
+         {"kotae_gpu_utilization_ratio", "kotae_gpu_memory_used_bytes", "kotae_gpu_temperature_celsius"}) {
       EXPECT_EQ(text.find(absent), std::string::npos) << absent;
     }
   }
   const auto file = dir_ / "metrics.txt";
   std::ofstream(file) << text;
-  const int status = std::system(("promtool check metrics < " + file.string() + " > " + (dir_ / "promtool.txt").string() + " 2>&1").c_str());
+  const int status = std::system(
+      ("promtool check metrics < " + file.string() + " > " + (dir_ / "promtool.txt").string() + " 2>&1").c_str());
   std::ifstream in(dir_ / "promtool.txt");
   const std::string said{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   EXPECT_EQ(status, 0) << said;
@@ -504,8 +523,11 @@ class TenantTest : public ::testing::Test {
     json keys{{"keys", json::array({{{"name", "a"}, {"tenant", "alpha"}, {"sha256", sha256_hex("key-a")}},
                                     {{"name", "b"}, {"tenant", "beta"}, {"sha256", sha256_hex("key-b")}},
                                     {{"name", "ops"}, {"admin", true}, {"sha256", sha256_hex("key-admin")}},
-                                    {{"name", "slow"}, {"tenant", "gamma"}, {"sha256", sha256_hex("key-slow")},
-                                     {"rate_per_second", 0.1}, {"burst", 2}}})}};
+                                    {{"name", "slow"},
+                                     {"tenant", "gamma"},
+                                     {"sha256", sha256_hex("key-slow")},
+                                     {"rate_per_second", 0.1},
+                                     {"burst", 2}}})}};
     std::ofstream(dir_ / "keys.json") << keys.dump();
     data_ = dir_ / "data";
     fs::create_directories(data_);
@@ -519,7 +541,8 @@ class TenantTest : public ::testing::Test {
     server_.reset();
     fs::remove_all(dir_);
   }
-  HttpReply call(const std::string& method, const std::string& path, const std::string& key, const json& body = nullptr) {
+  HttpReply call(const std::string& method, const std::string& path, const std::string& key,
+                 const json& body = nullptr) {
     std::vector<std::string> headers = {"Content-Type: application/json"};
     if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
     return http_request(method, server_->url(path), body.is_null() ? "" : body.dump(), headers);
@@ -536,7 +559,8 @@ TEST_F(TenantTest, ATenantCanNeitherListReadQueryNorDeleteAnothersCollections) {
                              {"Content-Type: multipart/form-data; boundary=tb", "Authorization: Bearer key-a"});
   ASSERT_EQ(upload.status, 202);
   const std::string job = json::parse(upload.body)["id"];
-  for (int i = 0; i < 600 && !json::parse(call("GET", "/v1/jobs/" + job, "key-a").body)["finished_at"].is_number(); ++i) {
+  for (int i = 0; i < 600 && !json::parse(call("GET", "/v1/jobs/" + job, "key-a").body)["finished_at"].is_number();
+       ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   const json question{{"collection", "secret"}, {"question", "What is the launch code?"}};
@@ -558,7 +582,9 @@ TEST_F(TenantTest, ATenantCanNeitherListReadQueryNorDeleteAnothersCollections) {
 
   // The admin may act for a tenant; a tenant may not.
   EXPECT_EQ(http_request("GET", server_->url("/v1/collections/secret"), "",
-                         {"Authorization: Bearer key-b", "X-Kotae-Tenant: alpha"}).status, 403);
+                         {"Authorization: Bearer key-b", "X-Kotae-Tenant: alpha"})
+                .status,
+            403);
   auto as_admin = http_request("GET", server_->url("/v1/collections/secret"), "",
                                {"Authorization: Bearer key-admin", "X-Kotae-Tenant: alpha"});
   EXPECT_EQ(json::parse(as_admin.body)["documents"], 1);
@@ -602,7 +628,10 @@ TEST(ServerLifecycleTest, SigtermLetsARequestInFlightFinish) {
   KotaeServerProcess server(KOTAE_BINARY, {"--data", KOTAE_SERVER_DATA}, dir / "server.log");
   ASSERT_EQ(server.error(), "");
   HttpReply slow;
-  std::thread client([&] { slow = http_request("POST", server.url("/v1/embeddings"), slow_embeddings().dump(), {"Content-Type: application/json"}, 300); });
+  std::thread client([&] {
+    slow = http_request("POST", server.url("/v1/embeddings"), slow_embeddings().dump(),
+                        {"Content-Type: application/json"}, 300);
+  });
   // Wait until the request is being worked on, then ask the server to stop.
   for (int i = 0; i < 200; ++i) {
     auto metrics = http_request("GET", server.url("/metrics"));
@@ -628,7 +657,9 @@ TEST(ServerLifecycleTest, AFullWorkQueueAnswers503WithARetryHint) {
   std::vector<HttpReply> replies(4);
   std::vector<std::thread> clients;
   for (int i = 0; i < 4; ++i) {
-    clients.emplace_back([&, i] { replies[i] = http_request("POST", server.url("/v1/embeddings"), body, {"Content-Type: application/json"}, 300); });
+    clients.emplace_back([&, i] {
+      replies[i] = http_request("POST", server.url("/v1/embeddings"), body, {"Content-Type: application/json"}, 300);
+    });
   }
   for (auto& c : clients) c.join();
   int ok = 0, refused = 0;
@@ -656,10 +687,11 @@ class ServerChatTest : public ::testing::Test {
     // Models load only from the data folder's models (integrity gate): the installed ones linked in.
     ASSERT_TRUE(link_installed_model(kDefaultEmbeddingModel, models_dir(*dir_ / "data")));
     ASSERT_TRUE(link_installed_model("smollm2-135m-instruct", models_dir(*dir_ / "data")));
-    server_ = new KotaeServerProcess(KOTAE_BINARY, {"--data", (*dir_ / "data").string(), "--model", "smollm2-135m-instruct",
-                                                    "--context", "2048", "--threads", "2", "--parallel", "1",
-                                                    "--max-queued-generations", "1"},
-                                     *dir_ / "server.log");
+    server_ =
+        new KotaeServerProcess(KOTAE_BINARY,
+                               {"--data", (*dir_ / "data").string(), "--model", "smollm2-135m-instruct", "--context",
+                                "2048", "--threads", "2", "--parallel", "1", "--max-queued-generations", "1"},
+                               *dir_ / "server.log");
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -667,7 +699,8 @@ class ServerChatTest : public ::testing::Test {
     delete dir_;
   }
   static HttpReply chat(const json& request) {
-    return http_request("POST", server_->url("/v1/chat/completions"), request.dump(), {"Content-Type: application/json"},
+    return http_request("POST", server_->url("/v1/chat/completions"), request.dump(),
+                        {"Content-Type: application/json"},
                         300);  // a loaded machine generates slowly
   }
   static inline fs::path* dir_ = nullptr;
@@ -676,9 +709,12 @@ class ServerChatTest : public ::testing::Test {
 
 TEST_F(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) {
   ASSERT_EQ(server_->error(), "");
-  json request{{"model", "smollm2"}, {"max_tokens", 32}, {"temperature", 0},
-               {"messages", {{{"role", "system"}, {"content", "You are a helpful assistant. Answer in one short sentence."}},
-                             {{"role", "user"}, {"content", "What is the capital of France?"}}}}};
+  json request{{"model", "smollm2"},
+               {"max_tokens", 32},
+               {"temperature", 0},
+               {"messages",
+                {{{"role", "system"}, {"content", "You are a helpful assistant. Answer in one short sentence."}},
+                 {{"role", "user"}, {"content", "What is the capital of France?"}}}}};
   auto whole = chat(request);
   ASSERT_EQ(whole.status, 200) << whole.body;
   auto body = json::parse(whole.body);
@@ -711,8 +747,9 @@ TEST_F(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) 
   for (const auto& m : models["data"]) has_chat = has_chat || m["kind"] == "chat";
   EXPECT_TRUE(has_chat);
   const auto metrics = http_request("GET", server_->url("/metrics")).body;
-  for (const char* expected : {R"(kotae_prompt_tokens_total{backend="llama.cpp"})", R"(kotae_generated_tokens_total{backend="llama.cpp"})",
-                               R"(kotae_time_to_first_token_seconds_count{backend="llama.cpp"} 2)"}) {
+  for (const char* expected :
+       {R"(kotae_prompt_tokens_total{backend="llama.cpp"})", R"(kotae_generated_tokens_total{backend="llama.cpp"})",
+        R"(kotae_time_to_first_token_seconds_count{backend="llama.cpp"} 2)"}) {
     EXPECT_NE(metrics.find(expected), std::string::npos) << expected;
   }
   auto too_long = chat(json{{"messages", {{{"role", "user"}, {"content", std::string(40000, 'a')}}}}});
@@ -722,8 +759,10 @@ TEST_F(ServerChatTest, PlainChatCompletionsComeFromTheLocalModelStreamedAndNot) 
 TEST_F(ServerChatTest, WithItsSlotBusyAndItsQueueFullAQuestionIsRefusedWith503AndRetryAfter) {
   ASSERT_EQ(server_->error(), "");
   // Four long answers at once for one slot and one place in the queue: at least one is refused at once.
-  const json request{{"max_tokens", 120}, {"temperature", 0},
-                     {"messages", {{{"role", "user"}, {"content", "Count from 1 to 500, with every number written in words."}}}}};
+  const json request{
+      {"max_tokens", 120},
+      {"temperature", 0},
+      {"messages", {{{"role", "user"}, {"content", "Count from 1 to 500, with every number written in words."}}}}};
   std::vector<HttpReply> replies(4);
   std::vector<std::thread> clients;
   for (auto& reply : replies) clients.emplace_back([&] { reply = chat(request); });
@@ -745,7 +784,8 @@ TEST_F(ServerChatTest, WithItsSlotBusyAndItsQueueFullAQuestionIsRefusedWith503An
 TEST(ServerStartTest, SettingsComeFromAConfigFileAndTheEnvironment) {
   const auto dir = fresh_temp_dir("kotae-server-config");
   std::ofstream(dir / "kotae.toml") << "[serve]\nmax-body-bytes = 1000\n";
-  std::ofstream(dir / "keys.json") << json{{"keys", {{{"name", "k"}, {"tenant", "t"}, {"sha256", sha256_hex("the-key")}}}}}.dump();
+  std::ofstream(dir / "keys.json")
+      << json{{"keys", {{{"name", "k"}, {"tenant", "t"}, {"sha256", sha256_hex("the-key")}}}}}.dump();
   ::setenv("KOTAE_API_KEYS", (dir / "keys.json").c_str(), 1);
   KotaeServerProcess server(KOTAE_BINARY, {"--data", KOTAE_SERVER_DATA, "--config", (dir / "kotae.toml").string()},
                             dir / "server.log");
@@ -754,7 +794,8 @@ TEST(ServerStartTest, SettingsComeFromAConfigFileAndTheEnvironment) {
   EXPECT_EQ(http_request("GET", server.url("/v1/collections")).status, 401);  // keys from the environment
   const std::vector<std::string> key = {"Authorization: Bearer the-key"};
   EXPECT_EQ(http_request("GET", server.url("/v1/collections"), "", key).status, 200);
-  EXPECT_EQ(http_request("POST", server.url("/v1/search"), std::string(2000, ' '), key).status, 413);  // the file's limit
+  EXPECT_EQ(http_request("POST", server.url("/v1/search"), std::string(2000, ' '), key).status,
+            413);  // the file's limit
   fs::remove_all(dir);
 }
 

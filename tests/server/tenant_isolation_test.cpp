@@ -42,21 +42,41 @@ class TenantIsolationTest : public ::testing::Test {
     std::ofstream(*dir_ / "keys.json") << keys.dump();
     const auto data = *dir_ / "data";
     if (!link_installed_model(kDefaultEmbeddingModel, models_dir(data))) return "cannot link the default embedder";
-    if (!write_tiny_llama_gguf(*dir_ / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true})) return "no tiny GGUF";
+    if (!write_tiny_llama_gguf(*dir_ / "tiny-chat.gguf", {.context = 4096, .with_tokenizer = true}))
+      return "no tiny GGUF";
     const auto added = run_command(std::string(KOTAE_BINARY) + " model add " + (*dir_ / "tiny-chat.gguf").string() +
                                        " --name tiny-chat --data " + data.string(),
                                    *dir_ / "add.err");
     if (added.exit_code != 0) return "kotae model add: " + added.err;
-    server_ = new KotaeServerProcess(
-        KOTAE_BINARY,
-        {"--data", data.string(), "--api-keys", (*dir_ / "keys.json").string(), "--model", "tiny-chat", "--context", "4096",
-         "--threads", "1", "--openai-url", "http://127.0.0.1:9/v1", "--backend", "llama", "--backend", "openai",
-         "--backend", "extractive", "--conversations-per-tenant", "3", "--finished-jobs-per-tenant", "2"},
-        *dir_ / "server.log");
+    server_ = new KotaeServerProcess(KOTAE_BINARY,
+                                     {"--data",
+                                      data.string(),
+                                      "--api-keys",
+                                      (*dir_ / "keys.json").string(),
+                                      "--model",
+                                      "tiny-chat",
+                                      "--context",
+                                      "4096",
+                                      "--threads",
+                                      "1",
+                                      "--openai-url",
+                                      "http://127.0.0.1:9/v1",
+                                      "--backend",
+                                      "llama",
+                                      "--backend",
+                                      "openai",
+                                      "--backend",
+                                      "extractive",
+                                      "--conversations-per-tenant",
+                                      "3",
+                                      "--finished-jobs-per-tenant",
+                                      "2"},
+                                     *dir_ / "server.log");
     if (!server_->error().empty()) return server_->error();
     for (const char* key : {"key-a", "key-b"}) {
       if (call("POST", "/v1/collections", key, {{"name", "docs"}}).status != 201) return "cannot create a collection";
-      const auto state = job_state(key, upload(key, "notes.md", "The lighthouse keeper writes the weather in a blue notebook.\n"));
+      const auto state =
+          job_state(key, upload(key, "notes.md", "The lighthouse keeper writes the weather in a blue notebook.\n"));
       if (state != "succeeded") return "the upload's job ended " + state;
     }
     return "";
@@ -68,7 +88,8 @@ class TenantIsolationTest : public ::testing::Test {
     delete dir_;
   }
 
-  static HttpReply call(const std::string& method, const std::string& path, const std::string& key, const json& body = nullptr) {
+  static HttpReply call(const std::string& method, const std::string& path, const std::string& key,
+                        const json& body = nullptr) {
     std::vector<std::string> headers = {"Content-Type: application/json"};
     if (!key.empty()) headers.push_back("Authorization: Bearer " + key);
     return http_request(method, server_->url(path), body.is_null() ? "" : body.dump(), headers, 120);
@@ -83,14 +104,19 @@ class TenantIsolationTest : public ::testing::Test {
   static std::string job_state(const std::string& key, const std::string& job) {
     for (int i = 0; i < 1200 && !job.empty(); ++i) {
       auto reply = call("GET", "/v1/jobs/" + job, key);
-      if (reply.status == 200 && json::parse(reply.body)["finished_at"].is_number()) return json::parse(reply.body)["state"];
+      if (reply.status == 200 && json::parse(reply.body)["finished_at"].is_number())
+        return json::parse(reply.body)["state"];
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     return "unfinished";
   }
   static json ask(const std::string& key, const std::string& conversation = "") {
-    json body{{"collection", "docs"}, {"question", "Where does the keeper write the weather?"}, {"backends", {"llama"}},
-              {"max_tokens", 4}, {"seed", 1}, {"cache", false}};
+    json body{{"collection", "docs"},
+              {"question", "Where does the keeper write the weather?"},
+              {"backends", {"llama"}},
+              {"max_tokens", 4},
+              {"seed", 1},
+              {"cache", false}};
     if (!conversation.empty()) body["conversation_id"] = conversation;
     auto reply = call("POST", "/v1/ask", key, body);
     EXPECT_EQ(reply.status, 200) << reply.body;
@@ -106,14 +132,16 @@ TEST_F(TenantIsolationTest, TheGeneratorsKvCacheIsReusedOnlyWithinATenant) {
   const auto first = ask("key-a");
   ASSERT_EQ(first["backend"], "llama.cpp") << first.dump();
   const auto follow_up = ask("key-a", first["conversation_id"]);
-  EXPECT_GT(follow_up["generation"]["reused_prompt_tokens"].get<int>(), 0) << "a follow-up reuses its conversation's prefix";
+  EXPECT_GT(follow_up["generation"]["reused_prompt_tokens"].get<int>(), 0)
+      << "a follow-up reuses its conversation's prefix";
   // The same question over the same text from another tenant: the prompt matches alpha's token for token.
   const auto other_tenant = ask("key-b");
   EXPECT_EQ(other_tenant["generation"]["reused_prompt_tokens"], 0) << other_tenant["generation"].dump();
   // ...while alpha's next conversation starts from alpha's own (its slot kept while beta's question ran
   // in another): the same instructions and sources.
   const auto new_conversation = ask("key-a");
-  EXPECT_GT(new_conversation["generation"]["reused_prompt_tokens"].get<int>(), 0) << new_conversation["generation"].dump();
+  EXPECT_GT(new_conversation["generation"]["reused_prompt_tokens"].get<int>(), 0)
+      << new_conversation["generation"].dump();
 }
 
 TEST_F(TenantIsolationTest, ATenantSeesNoPathsOrUpstreamUrls) {
@@ -138,7 +166,9 @@ TEST_F(TenantIsolationTest, ConversationsAndFinishedJobsAreBoundedPerTenant) {
   const std::string kept = ask("key-a")["conversation_id"];
   for (int i = 0; i < 5; ++i) ask("key-b");  // beta's conversations, more than three
   const auto follow_up = call("POST", "/v1/ask", "key-a",
-                              {{"collection", "docs"}, {"question", "And in what colour?"}, {"backends", {"extractive"}},
+                              {{"collection", "docs"},
+                               {"question", "And in what colour?"},
+                               {"backends", {"extractive"}},
                                {"conversation_id", kept}});
   EXPECT_EQ(follow_up.status, 200) << "another tenant's conversations pushed alpha's out: " << follow_up.body;
 
@@ -155,7 +185,8 @@ TEST_F(TenantIsolationTest, ConversationsAndFinishedJobsAreBoundedPerTenant) {
 }
 
 TEST_F(TenantIsolationTest, TurnsPerConversationAreCapped) {
-  json body{{"collection", "docs"}, {"question", "Where is the notebook?"}, {"backends", {"extractive"}}, {"cache", false}};
+  json body{
+      {"collection", "docs"}, {"question", "Where is the notebook?"}, {"backends", {"extractive"}}, {"cache", false}};
   auto first = call("POST", "/v1/ask", "key-b", body);
   ASSERT_EQ(first.status, 200);
   body["conversation_id"] = json::parse(first.body)["conversation_id"];

@@ -163,8 +163,8 @@ TEST(Collection, StoresFindsAndRemovesDocuments) {
   auto opened = Collection::open_or_create(temp.path() / "c", test_info());
   ASSERT_OK(opened);
   Collection& collection = **opened;
-  const auto input = make_document("/docs/guide.md", "md", {"First chunk.", "Second chunk.", "Third chunk."}, kDim,
-                                   rng, {"Guide", "Install \"quoted\""});
+  const auto input = make_document("/docs/guide.md", "md", {"First chunk.", "Second chunk.", "Third chunk."}, kDim, rng,
+                                   {"Guide", "Install \"quoted\""});
   auto id = put(collection, input);
   ASSERT_OK(id);
   EXPECT_GT(*id, 0);
@@ -343,7 +343,7 @@ TEST(Collection, AnotherWritersCommitsAreCaughtUpBeforeSearchesAndWrites) {
   EXPECT_EQ(server.document_count(), 1u);
 
   const auto own = make_document("/kb/own.md", "md", {"lighthouse keeper"}, kDim, rng);
-  ASSERT_OK(put(server, own));  // a write after the other's commit: caught up inside its transaction
+  ASSERT_OK(put(server, own));            // a write after the other's commit: caught up inside its transaction
   ASSERT_OK(server.save_vector_index());  // trims the log the CLI side has not read yet
   const auto replaced = make_document("/kb/first.md", "md", {"blimp field"}, kDim, rng);
   ASSERT_OK(put(server, replaced));
@@ -387,8 +387,8 @@ TEST(Collection, Bm25RanksByRelevanceAndReadsSyntaxAsPlainWords) {
                                           {"Bread needs flour, water, salt and yeast.",
                                            "A quantum of patience helps when the dough rises."},
                                           kDim, rng, {"Cooking"})));
-  ASSERT_OK(put(collection, make_document("/p/café.md", "md", {"Le café crème est servi chaud."}, kDim, rng,
-                                          {"Boissons"})));
+  ASSERT_OK(
+      put(collection, make_document("/p/café.md", "md", {"Le café crème est servi chaud."}, kDim, rng, {"Boissons"})));
 
   auto hits = collection.search_bm25("quantum entanglement", 10);
   ASSERT_OK(hits);
@@ -415,9 +415,9 @@ TEST(Collection, Bm25RanksByRelevanceAndReadsSyntaxAsPlainWords) {
   ASSERT_OK(limited);
   EXPECT_EQ(limited->size(), 1u);
 
-  for (const char* query : {"AND", "quantum AND", "\"unbalanced quote", "flour*", "-salt", "NEAR(quantum bread",
-                            "(water OR", "physics: quantum", "^yeast", "a\"b\"c", "OR OR NOT", "col:umn * + {x}",
-                            "'single'"}) {
+  for (const char* query :
+       {"AND", "quantum AND", "\"unbalanced quote", "flour*", "-salt", "NEAR(quantum bread", "(water OR",
+        "physics: quantum", "^yeast", "a\"b\"c", "OR OR NOT", "col:umn * + {x}", "'single'"}) {
     auto result = collection.search_bm25(query, 10);
     ASSERT_TRUE(result.ok()) << query << ": " << result.error().message;
   }
@@ -447,8 +447,11 @@ TEST(Collection, FiltersRestrictBothSearches) {
   struct Doc {
     std::string path, format;
   };
-  const std::vector<Doc> docs = {{"/docs/a/x.md", "md"},    {"/docs/a/y.pdf", "pdf"}, {"/docs/b/z.md", "md"},
-                                 {"/docs/a_c/w.txt", "txt"}, {"/docs/abc/v.txt", "txt"}};
+  const std::vector<Doc> docs = {{"/docs/a/x.md", "md"},
+                                 {"/docs/a/y.pdf", "pdf"},
+                                 {"/docs/b/z.md", "md"},
+                                 {"/docs/a_c/w.txt", "txt"},
+                                 {"/docs/abc/v.txt", "txt"}};
   std::vector<testing::DocumentInput> inputs;
   std::map<std::int64_t, Doc> by_id;
   for (const auto& doc : docs) {
@@ -858,8 +861,10 @@ TEST(Collection, CheckReportsChunksAndVectorsThatDisagree) {
 
   // ... and adds one.
   std::string blob(kDim * 8, '0');  // kDim float32 zeros as hex
-  ASSERT_EQ(raw_sql(database, "INSERT INTO chunks(document_id, ordinal, begin, end, text, embedding) "
-                              "SELECT min(id), 99, 0, 4, 'sneaky', x'" + blob + "' FROM documents"),
+  ASSERT_EQ(raw_sql(database,
+                    "INSERT INTO chunks(document_id, ordinal, begin, end, text, embedding) "
+                    "SELECT min(id), 99, 0, 4, 'sneaky', x'" +
+                        blob + "' FROM documents"),
             "");
   auto both = collection.check();
   ASSERT_OK(both);
@@ -898,8 +903,9 @@ TEST(Collection, CheckReportsADamagedTextIndexAndOpenRepairsALostChangeLog) {
     EXPECT_EQ(report->vectors, 12u);
   }
   // A chunk's text changed without its FTS row (the trigger dropped first): the FTS check fails.
-  ASSERT_EQ(raw_sql(database, "DROP TRIGGER chunks_after_update; "
-                              "UPDATE chunks SET text = 'entirely different' WHERE id = (SELECT min(id) FROM chunks)"),
+  ASSERT_EQ(raw_sql(database,
+                    "DROP TRIGGER chunks_after_update; "
+                    "UPDATE chunks SET text = 'entirely different' WHERE id = (SELECT min(id) FROM chunks)"),
             "");
   auto reopened = Collection::open(dir);
   ASSERT_OK(reopened);
@@ -1004,8 +1010,8 @@ TEST(Collection, SearchesRunOnSeveralThreadsWhileAWriterWrites) {
   }
   std::mt19937 writer_rng(18);
   for (int round = 0; round < 30; ++round) {
-    auto input = make_document("/w/" + std::to_string(round % 7), "txt", {"writer text", "more writer text"}, kDim,
-                               writer_rng);
+    auto input =
+        make_document("/w/" + std::to_string(round % 7), "txt", {"writer text", "more writer text"}, kDim, writer_rng);
     auto id = put(collection, input);
     EXPECT_TRUE(id.ok()) << id.error().message;
   }

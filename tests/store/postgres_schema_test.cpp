@@ -30,8 +30,9 @@ TEST(PostgresSchema, AFreshDatabaseAndAVersion1OneBothMigrateToVersion2) {
     return rows->rows() == 1 ? std::string(rows->text(0, 0)) : std::string("(no row)");
   };
   auto tables = [&] {
-    return value("SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables "
-                 "WHERE table_schema = current_schema() AND table_name IN ('conversations', 'document_files')");
+    return value(
+        "SELECT string_agg(table_name, ',' ORDER BY table_name) FROM information_schema.tables "
+        "WHERE table_schema = current_schema() AND table_name IN ('conversations', 'document_files')");
   };
   const std::string version = "SELECT version::text FROM kotae_schema";
   ASSERT_OK(migrate_postgres_schema(connection));
@@ -39,9 +40,10 @@ TEST(PostgresSchema, AFreshDatabaseAndAVersion1OneBothMigrateToVersion2) {
   EXPECT_EQ(tables(), "conversations,document_files");
 
   // Back to version 1 as an older Kotae left it: without the two tables, with a collection in it.
-  ASSERT_OK(connection.execute("DROP TABLE conversations, document_files; UPDATE kotae_schema SET version = 1; "
-                               "INSERT INTO collections(tenant, name, embedder_id, dimension, chunk_tokens, "
-                               "overlap_tokens, format_version) VALUES ('t', 'kept', 'e', 4, 256, 32, 1)"));
+  ASSERT_OK(
+      connection.execute("DROP TABLE conversations, document_files; UPDATE kotae_schema SET version = 1; "
+                         "INSERT INTO collections(tenant, name, embedder_id, dimension, chunk_tokens, "
+                         "overlap_tokens, format_version) VALUES ('t', 'kept', 'e', 4, 256, 32, 1)"));
   EXPECT_EQ(tables(), "") << "string_agg of no rows: null";
   ASSERT_OK(migrate_postgres_schema(connection));
   EXPECT_EQ(value(version), "2");
@@ -49,8 +51,9 @@ TEST(PostgresSchema, AFreshDatabaseAndAVersion1OneBothMigrateToVersion2) {
   EXPECT_EQ(tables(), "conversations,document_files");
   EXPECT_EQ(value("SELECT name FROM collections"), "kept");
   // document_files belongs to its collection: deleting the collection deletes its files.
-  ASSERT_OK(connection.execute("INSERT INTO document_files(collection_id, path, bytes) "
-                               "SELECT id, 'a.pdf', '\\x25504446'::bytea FROM collections; DELETE FROM collections"));
+  ASSERT_OK(
+      connection.execute("INSERT INTO document_files(collection_id, path, bytes) "
+                         "SELECT id, 'a.pdf', '\\x25504446'::bytea FROM collections; DELETE FROM collections"));
   EXPECT_EQ(value("SELECT count(*)::text FROM document_files"), "0");
   ASSERT_OK(migrate_postgres_schema(connection));  // once at version 2, again changes nothing
   EXPECT_EQ(value(version), "2");

@@ -27,7 +27,9 @@ using testing::TempDir;
 
 constexpr std::size_t kDim = 16;
 
-CollectionInfo test_info() { return CollectionInfo{"test-embedder/fp32", kDim, 256, 32}; }
+CollectionInfo test_info() {
+  return CollectionInfo{"test-embedder/fp32", kDim, 256, 32};
+}
 
 std::string server_url() {
   std::ifstream file(KOTAE_TEST_POSTGRES_URL_FILE);
@@ -80,7 +82,8 @@ TEST_F(PostgresStore, StoresFindsReplacesAndRemovesDocuments) {
   Collection& collection = **opened;
   EXPECT_NE(collection.location().find("PostgreSQL"), std::string::npos) << collection.location();
   std::mt19937 rng(7);
-  const auto guide = make_document("docs/guide.md", "md", {"Rotate the signing keys monthly.", "Backups run nightly."}, kDim, rng);
+  const auto guide =
+      make_document("docs/guide.md", "md", {"Rotate the signing keys monthly.", "Backups run nightly."}, kDim, rng);
   const auto faq = make_document("docs/faq.html", "html", {"A virtual package names a capability."}, kDim, rng);
   auto guide_id = put(collection, guide);
   ASSERT_OK(guide_id);
@@ -203,8 +206,10 @@ TEST_F(PostgresStore, TwoWritersAtOnceNeitherLoseNorDuplicateAChunk) {
   auto write = [](Collection* collection, int seed, std::vector<std::string>* errors) {
     std::mt19937 rng(seed);
     for (int i = 0; i < 25; ++i) {
-      const std::string path = i < 20 ? "own-" + std::to_string(seed) + "-" + std::to_string(i) : "shared-" + std::to_string(i % 5);
-      const auto input = make_document(path, "md", {"chunk one of " + path, "chunk two of " + path, "three"}, kDim, rng);
+      const std::string path =
+          i < 20 ? "own-" + std::to_string(seed) + "-" + std::to_string(i) : "shared-" + std::to_string(i % 5);
+      const auto input =
+          make_document(path, "md", {"chunk one of " + path, "chunk two of " + path, "three"}, kDim, rng);
       if (auto stored = put(*collection, input); !stored) errors->push_back(stored.error().message);
     }
   };
@@ -235,7 +240,8 @@ TEST_F(PostgresStore, AReopenLoadsTheSnapshotAndReplaysOnlyTheTail) {
   const auto snapshot = temp_.path() / "a.index";
   std::mt19937 rng(5);
   std::vector<testing::DocumentInput> inputs;
-  for (int i = 0; i < 12; ++i) inputs.push_back(make_document("d" + std::to_string(i), "md", {"text " + std::to_string(i)}, kDim, rng));
+  for (int i = 0; i < 12; ++i)
+    inputs.push_back(make_document("d" + std::to_string(i), "md", {"text " + std::to_string(i)}, kDim, rng));
   {
     auto a = open_replica(snapshot);
     ASSERT_OK(a);

@@ -13,8 +13,8 @@ namespace kotae::store {
 namespace {
 
 TEST(SqliteDatabase, MapsAFullDiskToAnIoErrorThatSaysSo) {
-  for (auto [rc, system_errno] : {std::pair{SQLITE_FULL, 0}, std::pair{SQLITE_IOERR_WRITE, EFBIG},
-                                  std::pair{SQLITE_IOERR_WRITE, ENOSPC}}) {
+  for (auto [rc, system_errno] :
+       {std::pair{SQLITE_FULL, 0}, std::pair{SQLITE_IOERR_WRITE, EFBIG}, std::pair{SQLITE_IOERR_WRITE, ENOSPC}}) {
     const Error error = sqlite_error(rc, system_errno, "database or disk is full", "/data/kotae.db", "committing");
     EXPECT_EQ(error.code, ErrorCode::io);
     EXPECT_NE(error.message.find("disk full"), std::string::npos) << error.message;
@@ -23,8 +23,7 @@ TEST(SqliteDatabase, MapsAFullDiskToAnIoErrorThatSaysSo) {
   EXPECT_EQ(sqlite_error(SQLITE_IOERR_READ, EIO, "disk I/O error", "x.db", "reading").code, ErrorCode::io);
   EXPECT_EQ(sqlite_error(SQLITE_CORRUPT, 0, "malformed", "x.db", "reading").code, ErrorCode::corrupt);
   EXPECT_EQ(sqlite_error(SQLITE_NOTADB, 0, "not a database", "x.db", "opening").code, ErrorCode::corrupt);
-  EXPECT_EQ(sqlite_error(SQLITE_CONSTRAINT_UNIQUE, 0, "UNIQUE", "x.db", "inserting").code,
-            ErrorCode::invalid_argument);
+  EXPECT_EQ(sqlite_error(SQLITE_CONSTRAINT_UNIQUE, 0, "UNIQUE", "x.db", "inserting").code, ErrorCode::invalid_argument);
 }
 
 TEST(SqliteDatabase, RunsStatementsAndRollsBackAnUncommittedTransaction) {

@@ -387,7 +387,8 @@ TEST(VectorIndex, ADamagedFileIsRefusedNeverTrusted) {
   };
   expect_corrupt(std::vector<char>(good.begin(), good.begin() + static_cast<std::ptrdiff_t>(good.size() / 2)),
                  "truncated", "does not match its header");
-  expect_corrupt(std::vector<char>(good.begin(), good.begin() + 20), "shorter than its header", "shorter than its header");
+  expect_corrupt(std::vector<char>(good.begin(), good.begin() + 20), "shorter than its header",
+                 "shorter than its header");
   for (const std::size_t at : {std::size_t{60}, good.size() / 2, good.size() - 1}) {
     auto flipped = good;
     flipped[at] = static_cast<char>(flipped[at] ^ 0x5a);
@@ -494,7 +495,8 @@ TEST(VectorIndex, AFilteredGraphWalkReturnsTheNearestAllowedKeys) {
       expected += truth.size();
     }
     const double recall = double(hits) / double(expected);
-    std::printf("filtered graph walk recall@10, 1 key in %lld allowed: %.4f\n", static_cast<long long>(modulus), recall);
+    std::printf("filtered graph walk recall@10, 1 key in %lld allowed: %.4f\n", static_cast<long long>(modulus),
+                recall);
     EXPECT_GE(recall, 0.95) << "1 key in " << modulus;
   }
 }

@@ -17,7 +17,8 @@ struct HttpReply {
 };
 
 HttpReply http_request(const std::string& method, const std::string& url, const std::string& body = "",
-                       const std::vector<std::string>& headers = {"Content-Type: application/json"}, long timeout_s = 60);
+                       const std::vector<std::string>& headers = {"Content-Type: application/json"},
+                       long timeout_s = 60);
 
 // The same, calling `on_data` with the body received so far each time more arrives (streams: act
 // while the response is still coming).

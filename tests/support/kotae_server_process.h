@@ -13,7 +13,8 @@ namespace kotae::testing {
 
 class KotaeServerProcess {
  public:
-  KotaeServerProcess(const std::filesystem::path& binary, std::vector<std::string> args, const std::filesystem::path& log_file);
+  KotaeServerProcess(const std::filesystem::path& binary, std::vector<std::string> args,
+                     const std::filesystem::path& log_file);
   ~KotaeServerProcess();
   KotaeServerProcess(const KotaeServerProcess&) = delete;
   KotaeServerProcess& operator=(const KotaeServerProcess&) = delete;

@@ -117,11 +117,12 @@ bool LlamaServer::healthy() const {
   return ok;
 }
 
-std::string LlamaServer::start(const fs::path& binary, const fs::path& model, const std::vector<std::string>& extra_args) {
+std::string LlamaServer::start(const fs::path& binary, const fs::path& model,
+                               const std::vector<std::string>& extra_args) {
   if (!fs::exists(binary)) return "llama-server not found at " + binary.string() + ": run scripts/setup";
   port_ = free_port();
-  std::vector<std::string> args = {binary.string(), "-m", model.string(), "--host", "127.0.0.1",
-                                   "--port", std::to_string(port_), "--no-webui"};
+  std::vector<std::string> args = {binary.string(), "-m",     model.string(),        "--host",
+                                   "127.0.0.1",     "--port", std::to_string(port_), "--no-webui"};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

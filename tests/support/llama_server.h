@@ -22,8 +22,8 @@ bool send_all(int fd, std::string_view bytes);
 class LlamaServer {
  public:
   // Starts `binary` serving `model`; error() says why it is not running.
-  LlamaServer(const std::filesystem::path& binary, const std::filesystem::path& model, std::vector<std::string> extra_args,
-              const std::filesystem::path& log_file);
+  LlamaServer(const std::filesystem::path& binary, const std::filesystem::path& model,
+              std::vector<std::string> extra_args, const std::filesystem::path& log_file);
   ~LlamaServer();
   LlamaServer(const LlamaServer&) = delete;
   LlamaServer& operator=(const LlamaServer&) = delete;

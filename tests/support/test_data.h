@@ -20,7 +20,9 @@ inline std::string read_text(const std::filesystem::path& file) {
   return text.str();
 }
 
-inline std::filesystem::path model_dir(const std::string& name) { return models_dir(default_data_dir()) / name; }
+inline std::filesystem::path model_dir(const std::string& name) {
+  return models_dir(default_data_dir()) / name;
+}
 
 // Installs the installed model NAME into another models directory as hard links to its files (copies
 // where the two are on different file systems): a real folder of regular files, as the integrity gate
@@ -40,8 +42,8 @@ inline bool link_installed_model(const std::string& name, const std::filesystem:
 
 // A fresh, empty directory under the system temp folder, removed by the caller.
 inline std::filesystem::path fresh_temp_dir(const std::string& tag) {
-  auto dir = std::filesystem::temp_directory_path() /
-             (tag + "-" + std::to_string(::getpid()) + "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  auto dir = std::filesystem::temp_directory_path() / (tag + "-" + std::to_string(::getpid()) + "-" +
+                                                       ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

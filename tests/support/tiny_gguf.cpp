@@ -12,7 +12,8 @@ namespace kotae::testing {
 namespace {
 
 constexpr const char* kChatMlTemplate =
-    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + '\\n'}}"
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + "
+    "'\\n'}}"
     "{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
 
 struct TinyVocab {
@@ -60,7 +61,9 @@ void set_string_array(gguf_context* gguf, const char* key, const std::vector<std
 
 }  // namespace
 
-std::uint32_t tiny_tokenizer_size() { return static_cast<std::uint32_t>(tiny_vocab().tokens.size()); }
+std::uint32_t tiny_tokenizer_size() {
+  return static_cast<std::uint32_t>(tiny_vocab().tokens.size());
+}
 
 bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaShape& shape, std::uint32_t seed) {
   TinyLlamaShape s = shape;
@@ -99,7 +102,8 @@ bool write_tiny_llama_gguf(const std::filesystem::path& path, const TinyLlamaSha
 
   const ggml_type matrix_type = ggml_type_of(s.weights);
   auto add = [&](const std::string& name, std::int64_t ne0, std::int64_t ne1, bool is_norm) {
-    ggml_tensor* t = ne1 > 0 ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1) : ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ne0);
+    ggml_tensor* t =
+        ne1 > 0 ? ggml_new_tensor_2d(ctx, GGML_TYPE_F32, ne0, ne1) : ggml_new_tensor_1d(ctx, GGML_TYPE_F32, ne0);
     auto* data = static_cast<float*>(t->data);
     for (std::int64_t i = 0; i < ggml_nelements(t); ++i) data[i] = is_norm ? 1.0f : weight(rng);
     if (ne1 > 0 && matrix_type != GGML_TYPE_F32) {

@@ -22,7 +22,8 @@ struct TinyLlamaShape {
   std::uint32_t kv_heads = 2;
   std::uint32_t context = 256;
   bool with_tokenizer = false;  // sets vocab to tiny_tokenizer_size()
-  TinyWeights weights = TinyWeights::f32;  // the matrices' type; norms stay F32. Same seed, same values before quantising
+  TinyWeights weights =
+      TinyWeights::f32;  // the matrices' type; norms stay F32. Same seed, same values before quantising
 };
 
 // Tokens of the tokenizer: <unk> <s> </s> <|im_start|> <|im_end|>, 256 bytes, "▁" and printable ASCII.

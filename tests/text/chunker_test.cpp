@@ -17,7 +17,9 @@ namespace {
 
 constexpr const char* kDebianFaq = "/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz";
 
-bool is_space(char c) { return c == ' ' || c == '\n' || c == '\t'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\n' || c == '\t';
+}
 
 // One short word per token: "river stone ... ." has exactly `tokens` tokens.
 std::string sentence(std::size_t tokens, std::size_t seed = 0) {
@@ -271,8 +273,8 @@ TEST_F(ChunkerTest, ParagraphsThatDoNotFitAreCutAtTheBreakWithoutOverlap) {
 
 TEST_F(ChunkerTest, ShortParagraphSharesAChunkWithTheNextOnesFirstSentences) {
   // 6 tokens then a 48-token paragraph: cutting after the short one would waste most of a chunk.
-  const Document document = make_document({sentence(6), sentence(12) + " " + sentence(12, 1) + " " +
-                                                             sentence(12, 2) + " " + sentence(12, 3)});
+  const Document document = make_document(
+      {sentence(6), sentence(12) + " " + sentence(12, 1) + " " + sentence(12, 2) + " " + sentence(12, 3)});
   const std::vector<Chunk> chunks = chunk(document, 32, 0);
   ASSERT_EQ(chunks.size(), 2u);
   EXPECT_EQ(chunks[0].token_count, 30u);  // the short paragraph and two sentences

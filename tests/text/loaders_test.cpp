@@ -123,9 +123,9 @@ TEST(DocumentFormat, MapsExtensionsCaseInsensitively) {
 }
 
 TEST_F(LoaderTest, PlainTextKeepsLinesAndSplitsParagraphsOnBlankLines) {
-  const Document doc =
-      load_ok(write("notes.txt", "\xEF\xBB\xBF  First line\nsecond   line  \r\n\r\n \t\r\nPara two\ttabbed\f"
-                                 "After form feed\n\n\n"));
+  const Document doc = load_ok(write("notes.txt",
+                                     "\xEF\xBB\xBF  First line\nsecond   line  \r\n\r\n \t\r\nPara two\ttabbed\f"
+                                     "After form feed\n\n\n"));
   EXPECT_EQ(doc.text, "First line\nsecond line\n\nPara two tabbed\n\nAfter form feed");
   EXPECT_EQ(doc.format, "txt");
   EXPECT_EQ(doc.title, "");
@@ -140,8 +140,12 @@ TEST_F(LoaderTest, PlainTextThatIsNotUtf8IsReadAsLatin1) {
 }
 
 TEST_F(LoaderTest, ValidUtf8IsKeptAndControlCharactersDropped) {
-  const Document doc = load_ok(write("utf8.text", "Gr\xC3\xBC\xC3\x9F" "e\x01 \xE6\x97\xA5\xE6\x9C\xAC\xC2\xA0x"));
-  EXPECT_EQ(doc.text, "Gr\xC3\xBC\xC3\x9F" "e \xE6\x97\xA5\xE6\x9C\xAC x");
+  const Document doc = load_ok(write("utf8.text",
+                                     "Gr\xC3\xBC\xC3\x9F"
+                                     "e\x01 \xE6\x97\xA5\xE6\x9C\xAC\xC2\xA0x"));
+  EXPECT_EQ(doc.text,
+            "Gr\xC3\xBC\xC3\x9F"
+            "e \xE6\x97\xA5\xE6\x9C\xAC x");
 }
 
 // ---- Markdown -----------------------------------------------------------------------------------------
@@ -201,20 +205,15 @@ see <https://example.org>.
   const Strings guide{"Guide"};
   const Strings setext{"Guide", "Setext Heading"};
   const Strings sub{"Guide", "Sub two"};
-  EXPECT_EQ(heading_paths(doc), (std::vector<Strings>{guide, guide, setext, setext, setext, setext, setext, sub, sub,
-                                                      sub, sub, sub, sub}));
+  EXPECT_EQ(heading_paths(doc),
+            (std::vector<Strings>{guide, guide, setext, setext, setext, setext, setext, sub, sub, sub, sub, sub, sub}));
 }
 
 TEST_F(LoaderTest, MarkdownHeadingLevelsNestAndClose) {
   const Document doc = load_ok(write("levels.markdown", "# A\n## B\n### C\ntext c\n## D\ntext d\n# E\n"));
   EXPECT_EQ(doc.text, "A\n\nB\n\nC\n\ntext c\n\nD\n\ntext d\n\nE");
-  EXPECT_EQ(heading_paths(doc), (std::vector<Strings>{{"A"},
-                                                      {"A", "B"},
-                                                      {"A", "B", "C"},
-                                                      {"A", "B", "C"},
-                                                      {"A", "D"},
-                                                      {"A", "D"},
-                                                      {"E"}}));
+  EXPECT_EQ(heading_paths(doc),
+            (std::vector<Strings>{{"A"}, {"A", "B"}, {"A", "B", "C"}, {"A", "B", "C"}, {"A", "D"}, {"A", "D"}, {"E"}}));
 }
 
 // ---- HTML ---------------------------------------------------------------------------------------------
@@ -239,8 +238,8 @@ code line 2</pre>
   EXPECT_EQ(doc.title, "My & Page");
   EXPECT_EQ(segment_texts(doc),
             (Strings{"Main Title", "Intro text with bold and link.", "Section A", "Para A1\nline two", "item one",
-                     "item two", "Sub A.1", "code line 1\ncode line 2", "Section B", "Name | Value", "x | 1",
-                     "only", "cell paragraphs | not a heading", "caf\xC3\xA9 <tag> \xE2\x98\xBA", "Footer text"}));
+                     "item two", "Sub A.1", "code line 1\ncode line 2", "Section B", "Name | Value", "x | 1", "only",
+                     "cell paragraphs | not a heading", "caf\xC3\xA9 <tag> \xE2\x98\xBA", "Footer text"}));
   const Strings main{"Main Title"};
   const Strings a{"Main Title", "Section A"};
   const Strings a1{"Main Title", "Section A", "Sub A.1"};
@@ -255,9 +254,10 @@ TEST_F(LoaderTest, HtmlWithoutCharsetThatIsNotUtf8IsReadAsLatin1) {
 }
 
 TEST_F(LoaderTest, HtmlDeclaredCharsetIsFollowed) {
-  const Document doc = load_ok(write(
-      "koi8.html", "<html><head><meta charset=\"koi8-r\"><title>t</title></head><body><p>\xF0\xD2\xC9\xD7\xC5\xD4</p>"
-                   "</body></html>"));
+  const Document doc =
+      load_ok(write("koi8.html",
+                    "<html><head><meta charset=\"koi8-r\"><title>t</title></head><body><p>\xF0\xD2\xC9\xD7\xC5\xD4</p>"
+                    "</body></html>"));
   EXPECT_EQ(doc.text, "\xD0\x9F\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82");  // "Привет"
 }
 
@@ -485,9 +485,9 @@ TEST_F(LoaderTest, DocxParagraphsHeadingsAndTables) {
       paragraph("box text") + R"(</w:txbxContent></mc:Choice><mc:Fallback><w:txbxContent>)" + paragraph("box text") +
       R"(</w:txbxContent></mc:Fallback></mc:AlternateContent></w:r></w:p><w:p/>)" + paragraph("Caf\xC3\xA9 end");
   const fs::path path = dir_ / "report.docx";
-  write_zip(path, {{"[Content_Types].xml", "<Types/>"},
-                   {"word/document.xml", word_document(body)},
-                   {"word/styles.xml", kStyles}});
+  write_zip(
+      path,
+      {{"[Content_Types].xml", "<Types/>"}, {"word/document.xml", word_document(body)}, {"word/styles.xml", kStyles}});
   const Document doc = load_ok(path);
   EXPECT_EQ(doc.format, "docx");
   EXPECT_EQ(doc.title, "Annual Report");
@@ -502,10 +502,11 @@ TEST_F(LoaderTest, DocxParagraphsHeadingsAndTables) {
 
 TEST_F(LoaderTest, DocxTitleFallsBackToDocumentProperties) {
   const fs::path path = dir_ / "props.docx";
-  write_zip(path, {{"word/document.xml", word_document(paragraph("Body only"))},
-                   {"docProps/core.xml",
-                    R"(<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties")"
-                    R"( xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Core Title</dc:title></cp:coreProperties>)"}});
+  write_zip(path,
+            {{"word/document.xml", word_document(paragraph("Body only"))},
+             {"docProps/core.xml",
+              R"(<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties")"
+              R"( xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Core Title</dc:title></cp:coreProperties>)"}});
   const Document doc = load_ok(path);
   EXPECT_EQ(doc.text, "Body only");
   EXPECT_EQ(doc.title, "Core Title");
@@ -531,7 +532,9 @@ TEST_F(LoaderTest, CorruptDocxIsACorruptError) {
 }
 
 // A highly compressible word/document.xml that inflates to 4 MiB against a 1 MiB budget.
-std::string bomb_body() { return word_document("<w:p><w:r><w:t>" + std::string(4 << 20, 'a') + "</w:t></w:r></w:p>"); }
+std::string bomb_body() {
+  return word_document("<w:p><w:r><w:t>" + std::string(4 << 20, 'a') + "</w:t></w:r></w:p>");
+}
 
 TEST_F(LoaderTest, DocxZipBombIsStoppedByDeclaredSize) {
   const fs::path path = dir_ / "bomb.docx";
@@ -738,9 +741,9 @@ TEST_F(LoaderTest, DebianReferenceThroughput) {
     auto doc = load_document(pdf);
     const double pdf_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - pdf_start).count();
     ASSERT_TRUE(doc.ok()) << doc.error().message;
-    std::cout << "[ throughput ] pdf: " << doc->pages << " pages, " << fs::file_size(pdf) << " bytes in "
-              << pdf_seconds << " s = " << (static_cast<double>(fs::file_size(pdf)) / 1e6 / pdf_seconds)
-              << " MB/s, " << (doc->pages / pdf_seconds) << " pages/s\n";
+    std::cout << "[ throughput ] pdf: " << doc->pages << " pages, " << fs::file_size(pdf) << " bytes in " << pdf_seconds
+              << " s = " << (static_cast<double>(fs::file_size(pdf)) / 1e6 / pdf_seconds) << " MB/s, "
+              << (doc->pages / pdf_seconds) << " pages/s\n";
   }
 }
 

@@ -13,7 +13,11 @@ struct Page {
   double y = 100;
   void line(std::vector<std::string> texts) {
     for (std::size_t i = 0; i < texts.size(); ++i) {
-      words.push_back({.text = texts[i], .x = 50 + 40.0 * static_cast<double>(i), .y = y, .width = 35, .height = 12,
+      words.push_back({.text = texts[i],
+                       .x = 50 + 40.0 * static_cast<double>(i),
+                       .y = y,
+                       .width = 35,
+                       .height = 12,
                        .space_after = i + 1 < texts.size()});
     }
     y += 14;
@@ -43,8 +47,8 @@ TEST(PdfPageText, LinesWrapAndBlocksAreSetApartByABlankLine) {
   page.line({"(which", "is", "to", "say)."});
   PdfWord& last = page.words.back();
   last.space_after = false;  // "!" right after the word, no space between
-  const PdfWord glued{.text = std::string("!"), .x = last.x + 35, .y = last.y, .width = 5, .height = 12,
-                      .space_after = false};
+  const PdfWord glued{
+      .text = std::string("!"), .x = last.x + 35, .y = last.y, .width = 5, .height = 12, .space_after = false};
   page.words.push_back(glued);
   EXPECT_EQ(pdf_page_text(page.words), "Websites\n\nSQLite works great\n(which is to say).!");
 }

@@ -33,7 +33,9 @@ std::filesystem::path reference_file() {
   return std::filesystem::path(KOTAE_PARITY_REFERENCE_DIR) / "tokenizer.jsonl";
 }
 
-std::filesystem::path tokenizer_file() { return testing::model_dir("all-minilm-l6-v2") / "tokenizer.json"; }
+std::filesystem::path tokenizer_file() {
+  return testing::model_dir("all-minilm-l6-v2") / "tokenizer.json";
+}
 
 // The reference records of one kind ("header", "single", "pair", "normalize"); the others are skipped
 // unparsed, since every test runs in a process of its own.
@@ -100,7 +102,9 @@ std::string printable(std::string_view s, std::size_t limit = 160) {
   return out;
 }
 
-std::string to_string(std::int32_t v) { return std::to_string(v); }
+std::string to_string(std::int32_t v) {
+  return std::to_string(v);
+}
 std::string to_string(const std::pair<std::uint32_t, std::uint32_t>& v) {
   std::ostringstream out;
   out << "(" << v.first << "," << v.second << ")";
@@ -140,9 +144,10 @@ struct Comparison {
       const CodePointIndex& in = got.type_ids[i] == 1 ? second : first;
       got_offsets.emplace_back(in(got.offsets[i].first), in(got.offsets[i].second));
     }
-    const std::string diff = difference("ids", expected["ids"].get<std::vector<std::int32_t>>(), got.ids) +
-                             difference("type_ids", expected["type_ids"].get<std::vector<std::int32_t>>(), got.type_ids) +
-                             difference("offsets", offsets_of(expected["offsets"]), got_offsets);
+    const std::string diff =
+        difference("ids", expected["ids"].get<std::vector<std::int32_t>>(), got.ids) +
+        difference("type_ids", expected["type_ids"].get<std::vector<std::int32_t>>(), got.type_ids) +
+        difference("offsets", offsets_of(expected["offsets"]), got_offsets);
     if (diff.empty()) return;
     if (++failures <= 10) {
       report << "[" << record["kind"].get<std::string>() << " " << record["source"].get<std::string>()
@@ -180,8 +185,8 @@ TEST(TokenizerParity, SingleTextsMatchHuggingFace) {
     }
   }
   std::cout << "single texts: " << texts["doc"] << " documentation, " << texts["edge"] << " edge cases, "
-            << texts["sweep"] << " code-point sweeps; " << comparison.cases << " encodings compared ("
-            << truncated << " truncated at 256), " << comparison.failures << " differ\n";
+            << texts["sweep"] << " code-point sweeps; " << comparison.cases << " encodings compared (" << truncated
+            << " truncated at 256), " << comparison.failures << " differ\n";
   RecordProperty("documentation_texts", static_cast<int>(texts["doc"]));
   RecordProperty("encodings_compared", static_cast<int>(comparison.cases));
   RecordProperty("differences", static_cast<int>(comparison.failures));

@@ -47,7 +47,11 @@ TEST_F(WordPieceTokenizerTest, SurroundsChineseCharactersWithSpaces) {
 }
 
 TEST_F(WordPieceTokenizerTest, DropsControlCharactersAndSurvivesInvalidUtf8) {
-  EXPECT_EQ(tokenizer_->tokenize("a\x01" "b").ids, tokenizer_->tokenize("ab").ids);
+  EXPECT_EQ(tokenizer_
+                ->tokenize("a\x01"
+                           "b")
+                .ids,
+            tokenizer_->tokenize("ab").ids);
   const Encoding e = tokenizer_->tokenize(std::string("ok \xff\xfe ok"));
   EXPECT_EQ(e.ids, tokenizer_->tokenize("ok ok").ids);
   EXPECT_EQ(tokenizer_->encode("").ids, (std::vector<std::int32_t>{101, 102}));
@@ -69,7 +73,8 @@ TEST_F(WordPieceTokenizerTest, TruncatesSingleTextsToMaxLength) {
 // cut after tokenizing, whatever the text's words and spacing (a 64 KiB input costs what 256 tokens do).
 TEST_F(WordPieceTokenizerTest, TruncationBeforeTokenizingKeepsTheSameTokens) {
   std::string text;
-  const char* words[] = {"Lighthouse", "keepers", "Café", "naïve", "東京", "tokenization", "\t", "\n\n", "x", "[MASK]", "   "};
+  const char* words[] = {"Lighthouse", "keepers", "Café", "naïve",  "東京", "tokenization",
+                         "\t",         "\n\n",    "x",    "[MASK]", "   "};
   for (int i = 0; i < 12000; ++i) text += std::string(words[(i * 7) % 11]) + ((i % 5) ? " " : "  ");
   for (const std::size_t max_length : {8u, 128u, 256u, 512u, 4000u}) {
     const Encoding cut = tokenizer_->encode(text, max_length);

@@ -11,10 +11,15 @@ enum class CharClass { visible, space, line_break, block_break, dropped };
 
 CharClass classify(char32_t c) {
   switch (c) {
-    case '\n': case 0x85: case 0x2028: return CharClass::line_break;
-    case '\f': case 0x2029: return CharClass::block_break;
+    case '\n':
+    case 0x85:
+    case 0x2028: return CharClass::line_break;
+    case '\f':
+    case 0x2029: return CharClass::block_break;
     // Invisible characters that only get in the way of search: soft hyphen, zero-width space, BOM.
-    case 0xAD: case 0x200B: case 0xFEFF: return CharClass::dropped;
+    case 0xAD:
+    case 0x200B:
+    case 0xFEFF: return CharClass::dropped;
     default: break;
   }
   if (is_whitespace(c)) return CharClass::space;  // tab, vertical tab, NBSP, the U+2000 spaces...
@@ -39,12 +44,16 @@ void for_each_block(std::string_view raw, bool keep_line_breaks, Emit&& emit) {
       case CharClass::dropped: continue;
       case CharClass::space: pending_space = true; continue;
       case CharClass::line_break:
-        if (keep_line_breaks) ++pending_breaks;
-        else pending_space = true;
+        if (keep_line_breaks)
+          ++pending_breaks;
+        else
+          pending_space = true;
         continue;
       case CharClass::block_break:
-        if (keep_line_breaks) pending_breaks += 2;
-        else pending_space = true;
+        if (keep_line_breaks)
+          pending_breaks += 2;
+        else
+          pending_space = true;
         continue;
       case CharClass::visible: break;
     }

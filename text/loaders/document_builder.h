@@ -41,8 +41,8 @@ class DocumentBuilder {
 
   const std::string& first_heading() const { return first_heading_; }
 
-  // The document, or an error when the text limit was passed, the work was stopped or no text was found. `title` falls back
-  // to the first heading when empty.
+  // The document, or an error when the text limit was passed, the work was stopped or no text was found. `title` falls
+  // back to the first heading when empty.
   Result<Document> finish(std::string format, std::string title, std::uint32_t pages) &&;
 
  private:

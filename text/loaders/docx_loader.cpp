@@ -65,9 +65,9 @@ class DocxArchive {
     }
     const std::uint64_t budget = max_bytes_ - inflated_;
     if ((stat.valid & ZIP_STAT_SIZE) != 0 && stat.size > budget) {
-      return limit_error(std::string("DOCX entry ") + name + " declares " + std::to_string(stat.size) +
-                             " bytes uncompressed",
-                         "max_decompressed_bytes", max_bytes_);
+      return limit_error(
+          std::string("DOCX entry ") + name + " declares " + std::to_string(stat.size) + " bytes uncompressed",
+          "max_decompressed_bytes", max_bytes_);
     }
     std::unique_ptr<zip_file_t, CloseFile> file(zip_fopen_index(archive_.get(), entry, 0));
     if (!file) {
@@ -81,8 +81,8 @@ class DocxArchive {
       const std::uint64_t room = max_bytes_ - inflated_ + 1;
       const zip_int64_t n = zip_fread(file.get(), buffer, std::min<std::uint64_t>(sizeof buffer, room));
       if (n < 0) {
-        return make_error(ErrorCode::corrupt, std::string("corrupt DOCX: cannot inflate the zip entry ") + name +
-                                                  " (" + zip_file_strerror(file.get()) + ")");
+        return make_error(ErrorCode::corrupt, std::string("corrupt DOCX: cannot inflate the zip entry ") + name + " (" +
+                                                  zip_file_strerror(file.get()) + ")");
       }
       if (n == 0) break;
       inflated_ += static_cast<std::uint64_t>(n);
@@ -150,8 +150,8 @@ class PartReader {
   // The error after next() returned false, if any.
   std::optional<Error> error(std::uint32_t max_depth) const {
     if (too_large_) {
-      return make_error(ErrorCode::invalid_argument, std::string("DOCX part ") + part_ +
-                                                         " is too large for libxml2 (over 2 GiB)");
+      return make_error(ErrorCode::invalid_argument,
+                        std::string("DOCX part ") + part_ + " is too large for libxml2 (over 2 GiB)");
     }
     if (!reader_) return make_error(ErrorCode::internal, "libxml2 could not create an XML reader");
     if (!failed_) return std::nullopt;
@@ -161,8 +161,7 @@ class PartReader {
       return limit_error(std::string("DOCX part ") + part_ + " nests too deep", "max_depth", max_depth);
     }
     return make_error(ErrorCode::corrupt, std::string("corrupt DOCX: ") + part_ + " is not well-formed XML (" +
-                                              std::string(reason.substr(0, reason.find_last_not_of(" \n") + 1)) +
-                                              ")");
+                                              std::string(reason.substr(0, reason.find_last_not_of(" \n") + 1)) + ")");
   }
 
  private:
@@ -236,8 +235,8 @@ std::string read_core_title(const std::string& xml) {
   std::string title;
   while (reader.next()) {
     if (reader.type() == XML_READER_TYPE_ELEMENT) {
-      in_title = reader.local_name() == "title" && reader.namespace_uri() == kDublinCoreNamespace &&
-                 !reader.empty_element();
+      in_title =
+          reader.local_name() == "title" && reader.namespace_uri() == kDublinCoreNamespace && !reader.empty_element();
     } else if (reader.type() == XML_READER_TYPE_END_ELEMENT) {
       if (in_title) break;
     } else if (in_title) {
@@ -272,8 +271,7 @@ class BodyReader {
       } else if (type == XML_READER_TYPE_END_ELEMENT) {
         if (reader.namespace_uri() == kWordNamespace) end_element(reader.local_name());
       } else if (in_text_ && (type == XML_READER_TYPE_TEXT || type == XML_READER_TYPE_CDATA ||
-                              type == XML_READER_TYPE_WHITESPACE ||
-                              type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE)) {
+                              type == XML_READER_TYPE_WHITESPACE || type == XML_READER_TYPE_SIGNIFICANT_WHITESPACE)) {
         if (!paragraphs_.empty()) paragraphs_.back().text += reader.value();
       }
     }

@@ -23,7 +23,9 @@
 namespace kotae::text {
 namespace {
 
-std::string_view name_of(const xmlNode* node) { return reinterpret_cast<const char*>(node->name); }
+std::string_view name_of(const xmlNode* node) {
+  return reinterpret_cast<const char*>(node->name);
+}
 
 bool is_one_of(std::string_view name, std::initializer_list<std::string_view> names) {
   for (const auto candidate : names) {
@@ -52,12 +54,12 @@ bool is_skipped(const xmlNode* node) {
 }
 
 bool is_block(std::string_view name) {
-  return is_one_of(name, {"p",       "div",      "li",         "ul",      "ol",     "dl",     "dt",     "dd",
-                          "tr",      "table",    "thead",      "tbody",   "tfoot",  "caption", "pre",   "blockquote",
-                          "section", "article",  "aside",      "main",    "header", "footer", "figure", "figcaption",
-                          "address", "hr",       "form",       "fieldset", "legend", "details", "summary", "center",
-                          "body",    "html",     "hgroup",     "menu",    "dialog", "option", "textarea", "listing",
-                          "plaintext", "xmp"});
+  return is_one_of(
+      name, {"p",        "div",    "li",       "ul",      "ol",        "dl",         "dt",         "dd",      "tr",
+             "table",    "thead",  "tbody",    "tfoot",   "caption",   "pre",        "blockquote", "section", "article",
+             "aside",    "main",   "header",   "footer",  "figure",    "figcaption", "address",    "hr",      "form",
+             "fieldset", "legend", "details",  "summary", "center",    "body",       "html",       "hgroup",  "menu",
+             "dialog",   "option", "textarea", "listing", "plaintext", "xmp"});
 }
 
 int heading_level(std::string_view name) {
@@ -167,8 +169,10 @@ class HtmlWalker {
   // A block element ends the paragraph, except on a line that must stay whole, where it only
   // separates words.
   void break_block(bool one_line) {
-    if (one_line) paragraph_ += ' ';
-    else flush();
+    if (one_line)
+      paragraph_ += ' ';
+    else
+      flush();
   }
 
   void flush() {
@@ -204,19 +208,18 @@ Result<Document> load_html(std::string_view bytes, const LoadLimits& limits) {
   // Valid UTF-8 is read as UTF-8 whatever the page declares; anything else is left to libxml2, which
   // follows a <meta charset> and falls back to Latin-1.
   const char* encoding = is_valid_utf8(bytes) ? "UTF-8" : nullptr;
-  std::unique_ptr<xmlDoc, FreeDocument> document(
-      htmlCtxtReadMemory(context.get(), bytes.data(), static_cast<int>(bytes.size()), nullptr, encoding,
-                         HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
-                             HTML_PARSE_COMPACT));
+  std::unique_ptr<xmlDoc, FreeDocument> document(htmlCtxtReadMemory(
+      context.get(), bytes.data(), static_cast<int>(bytes.size()), nullptr, encoding,
+      HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING | HTML_PARSE_NONET | HTML_PARSE_COMPACT));
   if (!document) return make_error(ErrorCode::corrupt, "libxml2 could not parse the HTML");
   // libxml2 stops a parse (keeping what it read) past its own nesting limit of 256: that is a limit
   // error too, not a silently truncated document.
   const xmlError& last_error = context->lastError;
   if (last_error.code == XML_ERR_INTERNAL_ERROR && last_error.message != nullptr &&
       std::string_view(last_error.message).find("depth") != std::string_view::npos) {
-    return make_error(ErrorCode::invalid_argument, "HTML nesting exceeds max_depth (" +
-                                                       std::to_string(limits.max_depth) +
-                                                       "; libxml2 also stops at 256)");
+    return make_error(
+        ErrorCode::invalid_argument,
+        "HTML nesting exceeds max_depth (" + std::to_string(limits.max_depth) + "; libxml2 also stops at 256)");
   }
 
   DocumentBuilder builder(limits.max_text_bytes, limits.stop);

@@ -20,9 +20,13 @@
 namespace kotae::text {
 namespace {
 
-bool is_blank(std::string_view line) { return line.find_first_not_of(" \t") == std::string_view::npos; }
+bool is_blank(std::string_view line) {
+  return line.find_first_not_of(" \t") == std::string_view::npos;
+}
 
-bool is_ascii_punct(char c) { return std::ispunct(static_cast<unsigned char>(c)) != 0; }
+bool is_ascii_punct(char c) {
+  return std::ispunct(static_cast<unsigned char>(c)) != 0;
+}
 
 // Bytes >= 0x80 belong to non-ASCII letters far more often than to punctuation.
 bool is_word_byte(char c) {
@@ -30,7 +34,9 @@ bool is_word_byte(char c) {
   return b >= 0x80 || std::isalnum(b) != 0;
 }
 
-bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+bool is_space_byte(char c) {
+  return c == ' ' || c == '\t' || c == '\n';
+}
 
 std::string_view trim(std::string_view s) {
   const auto begin = s.find_first_not_of(" \t");
@@ -75,11 +81,11 @@ std::optional<char32_t> named_entity(std::string_view name) {
     char32_t code_point;
   };
   static constexpr Entity kEntities[] = {
-      {"amp", '&'},       {"lt", '<'},         {"gt", '>'},        {"quot", '"'},     {"apos", '\''},
-      {"nbsp", 0xA0},     {"copy", 0xA9},      {"reg", 0xAE},      {"trade", 0x2122}, {"mdash", 0x2014},
-      {"ndash", 0x2013},  {"hellip", 0x2026},  {"laquo", 0xAB},    {"raquo", 0xBB},   {"lsquo", 0x2018},
-      {"rsquo", 0x2019},  {"ldquo", 0x201C},   {"rdquo", 0x201D},  {"euro", 0x20AC},  {"times", 0xD7},
-      {"middot", 0xB7},   {"deg", 0xB0},       {"larr", 0x2190},   {"rarr", 0x2192},  {"bull", 0x2022}};
+      {"amp", '&'},      {"lt", '<'},        {"gt", '>'},       {"quot", '"'},     {"apos", '\''},
+      {"nbsp", 0xA0},    {"copy", 0xA9},     {"reg", 0xAE},     {"trade", 0x2122}, {"mdash", 0x2014},
+      {"ndash", 0x2013}, {"hellip", 0x2026}, {"laquo", 0xAB},   {"raquo", 0xBB},   {"lsquo", 0x2018},
+      {"rsquo", 0x2019}, {"ldquo", 0x201C},  {"rdquo", 0x201D}, {"euro", 0x20AC},  {"times", 0xD7},
+      {"middot", 0xB7},  {"deg", 0xB0},      {"larr", 0x2190},  {"rarr", 0x2192},  {"bull", 0x2022}};
   for (const auto& entity : kEntities) {
     if (entity.name == name) return entity.code_point;
   }
@@ -165,8 +171,10 @@ std::string strip_inline(std::string_view s) {
       const std::size_t label_end = matching_close(s, open, '[', ']');
       std::size_t after = std::string_view::npos;
       if (label_end != std::string_view::npos && label_end < s.size()) {
-        if (s[label_end] == '(') after = matching_close(s, label_end, '(', ')');
-        else if (s[label_end] == '[') after = matching_close(s, label_end, '[', ']');
+        if (s[label_end] == '(')
+          after = matching_close(s, label_end, '(', ')');
+        else if (s[label_end] == '[')
+          after = matching_close(s, label_end, '[', ']');
       }
       if (after == std::string_view::npos) {
         out += c;  // not a link: the bracket is text, its content is read on
@@ -220,8 +228,10 @@ bool is_thematic_break(std::string_view t) {
   if (t.empty() || (t[0] != '*' && t[0] != '-' && t[0] != '_')) return false;
   std::size_t count = 0;
   for (const char c : t) {
-    if (c == t[0]) ++count;
-    else if (c != ' ' && c != '\t') return false;
+    if (c == t[0])
+      ++count;
+    else if (c != ' ' && c != '\t')
+      return false;
   }
   return count >= 3;
 }
@@ -370,7 +380,8 @@ class MarkdownReader {
         std::string_view heading = trim(t.substr(hashes));
         // An optional closing sequence of '#' after a space is not part of the heading.
         const auto last = heading.find_last_not_of('#');
-        if (last == std::string_view::npos) heading = {};
+        if (last == std::string_view::npos)
+          heading = {};
         else if (last + 1 < heading.size() && (heading[last] == ' ' || heading[last] == '\t'))
           heading = trim(heading.substr(0, last));
         out_.add_heading(static_cast<int>(hashes), strip_inline(heading));

@@ -1,7 +1,7 @@
 // PDF text through poppler-cpp, page by page: poppler's words in reading order (the order pdftotext
 // prints by default), joined into lines and blocks by pdf_page_text, which keeps the hyphens, dashes,
-// quotes and ligatures the PDF shows; each page's text kept with its 1-based page number. Encrypted files that need a password are refused
-// with a clear error; files poppler cannot open are corrupt.
+// quotes and ligatures the PDF shows; each page's text kept with its 1-based page number. Encrypted files that need a
+// password are refused with a clear error; files poppler cannot open are corrupt.
 
 #include <poppler-document.h>
 #include <poppler-global.h>
@@ -36,7 +36,11 @@ std::vector<PdfWord> words_of(const poppler::page& page) {
   std::vector<PdfWord> words;
   for (const poppler::text_box& box : page.text_list()) {
     const poppler::rectf r = box.bbox();
-    words.push_back({.text = to_utf8(box.text()), .x = r.x(), .y = r.y(), .width = r.width(), .height = r.height(),
+    words.push_back({.text = to_utf8(box.text()),
+                     .x = r.x(),
+                     .y = r.y(),
+                     .width = r.width(),
+                     .height = r.height(),
                      .space_after = box.has_space_after()});
   }
   return words;
@@ -62,9 +66,9 @@ Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
   const int page_count = pdf->pages();
   if (page_count <= 0) return make_error(ErrorCode::corrupt, "corrupt PDF: it has no pages");
   if (static_cast<std::uint32_t>(page_count) > limits.max_pages) {
-    return make_error(ErrorCode::invalid_argument, "PDF has " + std::to_string(page_count) +
-                                                       " pages, over max_pages (" +
-                                                       std::to_string(limits.max_pages) + ")");
+    return make_error(
+        ErrorCode::invalid_argument,
+        "PDF has " + std::to_string(page_count) + " pages, over max_pages (" + std::to_string(limits.max_pages) + ")");
   }
 
   DocumentBuilder builder(limits.max_text_bytes, limits.stop);

@@ -11,10 +11,14 @@ namespace {
 // (nearly) touching.
 constexpr double kBlockGap = 0.4;
 
-bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_lower(char c) {
+  return c >= 'a' && c <= 'z';
+}
 
 // erase, not resize: GCC 12 warns (-Wrestrict) on a shrinking resize it cannot see is one.
-void drop_last(std::string& text, std::size_t bytes) { text.erase(text.size() - bytes); }
+void drop_last(std::string& text, std::size_t bytes) {
+  text.erase(text.size() - bytes);
+}
 
 bool same_line(const PdfWord& a, const PdfWord& b) {
   const double height = std::max(1.0, std::min(a.height, b.height));

@@ -10,9 +10,9 @@
 namespace kotae::text {
 
 struct PdfWord {
-  std::string text;                                // UTF-8, as the PDF's fonts map it (ligatures kept)
-  double x = 0, y = 0, width = 0, height = 0;      // box in points, y growing down the page
-  bool space_after = false;                        // a space follows on the same line
+  std::string text;                            // UTF-8, as the PDF's fonts map it (ligatures kept)
+  double x = 0, y = 0, width = 0, height = 0;  // box in points, y growing down the page
+  bool space_after = false;                    // a space follows on the same line
 };
 
 std::string pdf_page_text(std::span<const PdfWord> words);
