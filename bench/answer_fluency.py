@@ -38,6 +38,7 @@ measures, over the answered questions:
 Prints one JSON line per question with a failure (its question, the failing sentence), then the
 summary line.
 """
+
 import json
 import re
 import sys
@@ -49,9 +50,12 @@ CONNECTIVES = {"and", "or", "but", "nor", "which", "whom", "whose", "whereas"}
 OPENERS = "\"'([\u201c\u2018\u00ab`"
 CLOSERS = "\"')]\u201d\u2019\u00bb`"
 ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "vs.", "cf.", "dr.", "mr.", "no.")
-POINTER = re.compile(r"^(?:if [^,]*, )?(?:please )?(?:see\b|refer to\b|read\b|consult\b|check out\b|look at\b)"
-                     r"|^for (?:more|further|additional|detailed) (?:information|details|info)\b"
-                     r"|^for details\b|^more (?:information|details)\b|^details (?:are|can be)\b", re.I)
+POINTER = re.compile(
+    r"^(?:if [^,]*, )?(?:please )?(?:see\b|refer to\b|read\b|consult\b|check out\b|look at\b)"
+    r"|^for (?:more|further|additional|detailed) (?:information|details|info)\b"
+    r"|^for details\b|^more (?:information|details)\b|^details (?:are|can be)\b",
+    re.I,
+)
 
 
 def first_word(sentence):
@@ -89,10 +93,10 @@ def split_sentences(text):
     for line in text.split("\n"):
         start = 0
         for m in re.finditer(r"[.!?][" + re.escape(CLOSERS) + r"]*(?=\s)", line):
-            before = line[start:m.end()].split()
+            before = line[start : m.end()].split()
             if before and before[-1].lower() in ABBREVIATIONS:
                 continue
-            out.append(line[start:m.end()].strip())
+            out.append(line[start : m.end()].strip())
             start = m.end()
         out.append(line[start:].strip())
     return [s for s in out if s]
@@ -116,8 +120,12 @@ def restates(sentence, question):
 
 
 def substantive(sentence, question):
-    return (incomplete(sentence) is None and len(sentence.split()) >= 5 and not points_elsewhere(sentence)
-            and not restates(sentence, question))
+    return (
+        incomplete(sentence) is None
+        and len(sentence.split()) >= 5
+        and not points_elsewhere(sentence)
+        and not restates(sentence, question)
+    )
 
 
 def flat(text):
@@ -167,8 +175,13 @@ def main():
     totals = {"complete": 0, "quotable": 0, "quotable_lead": 0, "leading_crossref": 0}
     answered = failed = 0
     for question, sections in questions:
-        body = {"collection": collection, "question": question, "backends": [backend], "cache": False,
-                "max_tokens": 256}
+        body = {
+            "collection": collection,
+            "question": question,
+            "backends": [backend],
+            "cache": False,
+            "max_tokens": 256,
+        }
         try:
             answer, _ = ask(url, body)
         except Exception:  # noqa: BLE001 -- counted
@@ -181,12 +194,27 @@ def main():
         for name, value in zip(totals, (complete, quotable, lead, crossref)):
             totals[name] += value
         if failure or not quotable or crossref:
-            print(json.dumps({"name": "answer_fluency_case", "question": question, "complete": complete,
-                              "quotable": quotable, "leading_crossref": crossref,
-                              "incomplete": failure and {"sentence": failure[0], "why": failure[1]},
-                              "answer": answer["answer"]}), flush=True)
-    summary = {"name": "answer_fluency", "backend": backend, "questions": len(questions), "answered": answered,
-               "failures": failed}
+            print(
+                json.dumps(
+                    {
+                        "name": "answer_fluency_case",
+                        "question": question,
+                        "complete": complete,
+                        "quotable": quotable,
+                        "leading_crossref": crossref,
+                        "incomplete": failure and {"sentence": failure[0], "why": failure[1]},
+                        "answer": answer["answer"],
+                    }
+                ),
+                flush=True,
+            )
+    summary = {
+        "name": "answer_fluency",
+        "backend": backend,
+        "questions": len(questions),
+        "answered": answered,
+        "failures": failed,
+    }
     for name, value in totals.items():
         summary[f"{name}_share"] = round(value / answered, 3) if answered else 0.0
     print(json.dumps(summary), flush=True)

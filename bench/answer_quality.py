@@ -18,6 +18,7 @@ Asks POST /v1/ask (cache off, one question at a time) with each back-end alone a
 Shares are of the answered questions (those the collection covers by the relevance check; the
 same for every back-end). Prints one JSON line per back-end, then the summary with the winner.
 """
+
 import http.client
 import json
 import re
@@ -25,12 +26,14 @@ import sys
 import time
 import urllib.parse
 
-STOP = set("""the and for are but not you all any can had her was one our out has him his how its may new now
+STOP = set(
+    """the and for are but not you all any can had her was one our out has him his how its may new now
 old see two way who did get let put say she too use that with have this will your from they know want been good
 much some time very when come here just like long make many more only over such take than them well were what
 into also each which their there would about could other these then those after where while should because does
 being both same through before under during without within between again further once most own off few nor
-answer question source sources cited cite""".split())
+answer question source sources cited cite""".split()
+)
 
 
 def content_words(text):
@@ -87,8 +90,12 @@ def main():
     url, collection, queries, count, backends = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
     with open(queries) as f:
         questions = [json.loads(line)["text"] for line in f][:count]
-    summary = {"name": "summary", "questions": len(questions), "measure": "supported: every claim (a sentence of 3+ "
-               "content words) carries a valid citation and 70% of its content words occur in the cited sources"}
+    summary = {
+        "name": "summary",
+        "questions": len(questions),
+        "measure": "supported: every claim (a sentence of 3+ "
+        "content words) carries a valid citation and 70% of its content words occur in the cited sources",
+    }
     shares = {}
     for backend in backends:
         supported = cited = answered = claims_made = 0
@@ -109,12 +116,19 @@ def main():
             claims_made += n
             totals.append(seconds * 1000)
             first_tokens.append(answer["timings_ms"]["first_token"])
-        line = {"name": "answer_quality", "backend": backend, "questions": len(questions), "answered": answered,
-                "supported_share": supported / answered if answered else 0.0,
-                "cited_share": cited / answered if answered else 0.0,
-                "claims_per_answer": claims_made / answered if answered else 0.0,
-                "latency_p50_ms": percentile(totals, 0.5), "latency_p95_ms": percentile(totals, 0.95),
-                "first_token_p50_ms": percentile(first_tokens, 0.5), "failures": len(failures)}
+        line = {
+            "name": "answer_quality",
+            "backend": backend,
+            "questions": len(questions),
+            "answered": answered,
+            "supported_share": supported / answered if answered else 0.0,
+            "cited_share": cited / answered if answered else 0.0,
+            "claims_per_answer": claims_made / answered if answered else 0.0,
+            "latency_p50_ms": percentile(totals, 0.5),
+            "latency_p95_ms": percentile(totals, 0.95),
+            "first_token_p50_ms": percentile(first_tokens, 0.5),
+            "failures": len(failures),
+        }
         if failures:
             line["first_failure"] = failures[0]
         shares[backend] = line["supported_share"]

@@ -1,6 +1,7 @@
 """Writes a retrieval set in BEIR layout, as `kotae eval --dataset DIR` reads it: DIR/corpus.jsonl
 ({"_id", "title", "text"}), DIR/queries.jsonl ({"_id", "text"}) and DIR/qrels/test.tsv
 ("query-id corpus-id score"). Shared by the bench/make_*_beir.py builders."""
+
 import json
 import os
 

@@ -6,6 +6,7 @@ not cover (no back-end runs) is counted apart. Prints one JSON line per mode: na
 not_covered, failed, first_token_p50_ms, first_token_p95_ms, total_p50_ms, total_p95_ms.
 
 Usage: cluster_answers.py LOCAL_URL WORKERS_URL COLLECTION ROUNDS QUESTION... Python standard library only."""
+
 import http.client
 import json
 import sys
@@ -41,13 +42,27 @@ def percentile(values, p):
 
 
 def main():
-    local, workers, collection, rounds, questions = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
+    local, workers, collection, rounds, questions = (
+        sys.argv[1],
+        sys.argv[2],
+        sys.argv[3],
+        int(sys.argv[4]),
+        sys.argv[5:],
+    )
     expected = {"local": "llama.cpp", "workers": "workers"}
     figures = {"local": ([], [], 0), "workers": ([], [], 0)}
     not_covered = {"local": 0, "workers": 0}
     for i in range(rounds):
-        body = {"collection": collection, "question": questions[i % len(questions)], "stream": True, "cache": False,
-                "k": 1, "max_tokens": 32, "temperature": 0, "seed": 1}
+        body = {
+            "collection": collection,
+            "question": questions[i % len(questions)],
+            "stream": True,
+            "cache": False,
+            "k": 1,
+            "max_tokens": 32,
+            "temperature": 0,
+            "seed": 1,
+        }
         for mode, url in (("local", local), ("workers", workers)):
             first, total, backend = streamed(url, body)
             firsts, totals, failed = figures[mode]
@@ -60,10 +75,21 @@ def main():
             firsts.append(first)
             totals.append(total)
     for mode, (firsts, totals, failed) in figures.items():
-        print(json.dumps({"name": "answer", "mode": mode, "questions": len(firsts), "not_covered": not_covered[mode],
-                          "failed": failed,
-                          "first_token_p50_ms": percentile(firsts, 0.5), "first_token_p95_ms": percentile(firsts, 0.95),
-                          "total_p50_ms": percentile(totals, 0.5), "total_p95_ms": percentile(totals, 0.95)}))
+        print(
+            json.dumps(
+                {
+                    "name": "answer",
+                    "mode": mode,
+                    "questions": len(firsts),
+                    "not_covered": not_covered[mode],
+                    "failed": failed,
+                    "first_token_p50_ms": percentile(firsts, 0.5),
+                    "first_token_p95_ms": percentile(firsts, 0.95),
+                    "total_p50_ms": percentile(totals, 0.5),
+                    "total_p95_ms": percentile(totals, 0.95),
+                }
+            )
+        )
 
 
 if __name__ == "__main__":

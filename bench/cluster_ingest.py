@@ -4,6 +4,7 @@ the workers its queue feeds). Prints one JSON line: name=ingest, mode=MODE, file
 chunks_per_s, state.
 
 Usage: cluster_ingest.py URL COLLECTION MODE FILE... Python standard library only."""
+
 import json
 import os
 import sys
@@ -24,17 +25,35 @@ def main():
     for i, path in enumerate(files):
         name = "%03d-%s" % (i, os.path.basename(path))
         with open(path, "rb") as f:
-            body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="%s"\r\n\r\n' % name.encode() +
-                     f.read() + b"\r\n")
-    job = call(url + "/v1/collections/%s/documents" % collection, "POST", body + b"--kb--\r\n",
-               "multipart/form-data; boundary=kb")
+            body += (
+                b'--kb\r\nContent-Disposition: form-data; name="files"; filename="%s"\r\n\r\n' % name.encode()
+                + f.read()
+                + b"\r\n"
+            )
+    job = call(
+        url + "/v1/collections/%s/documents" % collection,
+        "POST",
+        body + b"--kb--\r\n",
+        "multipart/form-data; boundary=kb",
+    )
     while job["state"] in ("queued", "running"):
         time.sleep(0.05)
         job = call(url + "/v1/jobs/" + job["id"])
     seconds = job["finished_at"] - job["created_at"]
     chunks = job["progress"]["chunks"]
-    print(json.dumps({"name": "ingest", "mode": mode, "files": len(files), "chunks": chunks, "seconds": seconds,
-                      "chunks_per_s": chunks / seconds if seconds > 0 else None, "state": job["state"]}))
+    print(
+        json.dumps(
+            {
+                "name": "ingest",
+                "mode": mode,
+                "files": len(files),
+                "chunks": chunks,
+                "seconds": seconds,
+                "chunks_per_s": chunks / seconds if seconds > 0 else None,
+                "state": job["state"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ With a fifth argument "ack" (replicas with a work queue, where a worker indexes 
 latency runs from the upload's 202 until B finds it, and the line is named queue_propagation.
 
 Usage: cluster_propagation.py URL_A URL_B COLLECTION N [ack]. Python standard library only."""
+
 import json
 import sys
 import time
@@ -20,7 +21,9 @@ def post(url, path, body, content_type="application/json"):
 
 
 def finds(url, collection, word):
-    hits = post(url, "/v1/search", json.dumps({"collection": collection, "query": word, "mode": "bm25", "k": 1}).encode())["hits"]
+    hits = post(
+        url, "/v1/search", json.dumps({"collection": collection, "query": word, "mode": "bm25", "k": 1}).encode()
+    )["hits"]
     return bool(hits) and word in hits[0]["text"]
 
 
@@ -40,8 +43,10 @@ def main():
     for i in range(count):
         word = "propagx%dq%d" % (int(time.time()), i)
         text = ("# Note %d\n\nThe %s note is number %d.\n" % (i, word, i)).encode()
-        body = (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="note-%d.md"\r\n'
-                b"Content-Type: text/markdown\r\n\r\n" % i + text + b"\r\n--kb--\r\n")
+        body = (
+            b'--kb\r\nContent-Disposition: form-data; name="files"; filename="note-%d.md"\r\n'
+            b"Content-Type: text/markdown\r\n\r\n" % i + text + b"\r\n--kb--\r\n"
+        )
         post(a, "/v1/collections/%s/documents" % collection, body, "multipart/form-data; boundary=kb")
         if from_ack:
             acknowledged = time.monotonic()
@@ -58,9 +63,22 @@ def main():
             continue
         latencies.append(1000 * max(0.0, on_b - on_a))
     latencies.sort()
-    pick = lambda p: latencies[min(len(latencies) - 1, max(0, int(round(p * len(latencies))) - 1))] if latencies else None
-    print(json.dumps({"name": "queue_propagation" if from_ack else "propagation", "documents": count, "missed": missed, "p50_ms": pick(0.5),
-                      "p95_ms": pick(0.95), "p99_ms": pick(0.99), "max_ms": latencies[-1] if latencies else None}))
+    pick = lambda p: (
+        latencies[min(len(latencies) - 1, max(0, int(round(p * len(latencies))) - 1))] if latencies else None
+    )
+    print(
+        json.dumps(
+            {
+                "name": "queue_propagation" if from_ack else "propagation",
+                "documents": count,
+                "missed": missed,
+                "p50_ms": pick(0.5),
+                "p95_ms": pick(0.95),
+                "p99_ms": pick(0.99),
+                "max_ms": latencies[-1] if latencies else None,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

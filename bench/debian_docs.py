@@ -12,6 +12,7 @@ A page is split into sections at the chosen heading levels. Each section keeps:
     page's h1 title left out (it is the page's title, not body text).
 Navigation headers/footers and tables of contents are left out of both.
 """
+
 import collections
 import html.parser
 import re
@@ -19,9 +20,8 @@ import re
 FAQ_GLOB = "/usr/share/doc/debian/FAQ/*.en.html"
 REF_GLOB = "/usr/share/debian-reference/ch*.en.html"
 SKIP_DIV = {"navheader", "navfooter", "toc", "list-of-tables", "list-of-figures"}
-BLOCK = {"p", "li", "dt", "dd", "pre", "tr", "td", "th", "div", "br", "table",
-         "blockquote", "ul", "ol", "dl"}
-CELL = {"td", "th"}          # separate cells of a row, not paragraphs
+BLOCK = {"p", "li", "dt", "dd", "pre", "tr", "td", "th", "div", "br", "table", "blockquote", "ul", "ol", "dl"}
+CELL = {"td", "th"}  # separate cells of a row, not paragraphs
 # Questions whose answer (flat body) is shorter are dropped, e.g. an h2 whose
 # whole answer lies in h3 sub-questions.
 MIN_ANSWER = 40
@@ -50,16 +50,16 @@ class Sectioner(html.parser.HTMLParser):
     def __init__(self, split_levels):
         super().__init__(convert_charrefs=True)
         self.split_levels = split_levels
-        self.sections = []          # [level, [heading parts], [body tokens]]
-        self.div_stack = []         # True where the div is skipped
+        self.sections = []  # [level, [heading parts], [body tokens]]
+        self.div_stack = []  # True where the div is skipped
         self.skip_depth = 0
         self.in_heading = None
-        self.in_title = False       # inside the page's h1 (not a split level)
+        self.in_title = False  # inside the page's h1 (not a split level)
         self.in_head_title = False  # inside <head><title>
         self.pre_depth = 0
-        self.ignore = 0             # script/style
+        self.ignore = 0  # script/style
         self.page_title = ""
-        self.cur = [0, [], []]      # text before the first split heading
+        self.cur = [0, [], []]  # text before the first split heading
 
     def handle_starttag(self, tag, attrs):
         if tag == "div":
@@ -105,8 +105,7 @@ class Sectioner(html.parser.HTMLParser):
         elif re.fullmatch(r"h[1-6]", tag):
             self.cur[2].append(_BREAK)
             if self.in_title:
-                self.page_title = norm("".join(
-                    t for k, t in self.cur[2] if k == "title"))
+                self.page_title = norm("".join(t for k, t in self.cur[2] if k == "title"))
                 self.in_title = False
         elif tag in CELL:
             self.cur[2].append(_CELL)
@@ -130,8 +129,7 @@ class Sectioner(html.parser.HTMLParser):
         out = []
         for lvl, heading, tokens in self.sections + [self.cur]:
             body = norm(" ".join(t for _, t in tokens))
-            out.append(Section(lvl, norm(" ".join(heading)), body,
-                               norm("".join(heading)), paragraphs(tokens)))
+            out.append(Section(lvl, norm(" ".join(heading)), body, norm("".join(heading)), paragraphs(tokens)))
         return out
 
 

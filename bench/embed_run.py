@@ -73,17 +73,35 @@ def make_inputs(work: pathlib.Path, quick: bool, threads: int) -> dict:
     # Queries: the Debian FAQ's questions (real, short).
     queries = sorted({l for l in faq if l.endswith("?") and 15 < len(l) < 90 and not l[0].isdigit()})
     cross_encoder = work / "cross-encoder"
-    subprocess.run([sys.executable, str(ROOT / "scripts/python/make_test_cross_encoder.py"), str(cross_encoder),
-                    "--size", "minilm-l6"], check=True, stdout=sys.stderr)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts/python/make_test_cross_encoder.py"),
+            str(cross_encoder),
+            "--size",
+            "minilm-l6",
+        ],
+        check=True,
+        stdout=sys.stderr,
+    )
     return {
-        "models": {"fp32": str(MODELS / "all-minilm-l6-v2"), "int8": str(MODELS / "all-minilm-l6-v2-int8"),
-                   "cross_encoder": str(cross_encoder)},
+        "models": {
+            "fp32": str(MODELS / "all-minilm-l6-v2"),
+            "int8": str(MODELS / "all-minilm-l6-v2-int8"),
+            "cross_encoder": str(cross_encoder),
+        },
         "query": QUERY,
         "queries": queries,
         "chunks": chunks,
         "rerank": {"query": QUERY, "passages": chunks[:50]},
-        "settings": {"single_runs": 100 if quick else 300, "warmup": 10, "bulk_repeats": 1,
-                     "rerank_runs": 10 if quick else 30, "threads": threads, "batch_size": 32},
+        "settings": {
+            "single_runs": 100 if quick else 300,
+            "warmup": 10,
+            "bulk_repeats": 1,
+            "rerank_runs": 10 if quick else 30,
+            "threads": threads,
+            "batch_size": 32,
+        },
         "token_stats": {"chunk_tokens_mean": sum(count(c) for c in chunks) / len(chunks), "query_tokens": count(QUERY)},
     }
 
@@ -102,7 +120,9 @@ def run(label: str, command: list[str], timeout: int) -> list[dict]:
             lines.append(json.loads(raw))
     if done.returncode != 0:
         log(done.stderr[-3000:])
-        lines.append({"case": "skipped", "impl": label, "reason": f"exit code {done.returncode}: {done.stderr.strip()[-300:]}"})
+        lines.append(
+            {"case": "skipped", "impl": label, "reason": f"exit code {done.returncode}: {done.stderr.strip()[-300:]}"}
+        )
     log(f"    {len(lines)} lines in {time.monotonic() - start:.0f} s")
     return lines
 
@@ -116,8 +136,14 @@ def flops_per_token(mean_length: float) -> float:
 
 def summarise(lines: list[dict], inputs: dict) -> dict:
     def pick(case, impl=None, precision="fp32", **match):
-        return [l for l in lines if l.get("case") == case and (impl is None or l.get("impl") == impl)
-                and l.get("precision", precision) == precision and all(l.get(k) == v for k, v in match.items())]
+        return [
+            l
+            for l in lines
+            if l.get("case") == case
+            and (impl is None or l.get("impl") == impl)
+            and l.get("precision", precision) == precision
+            and all(l.get(k) == v for k, v in match.items())
+        ]
 
     ours_single = pick("single_query", "kotae")
     ours_bulk = pick("bulk", "kotae")
@@ -129,11 +155,19 @@ def summarise(lines: list[dict], inputs: dict) -> dict:
     c1 = pick("concurrency", "kotae", callers=1)
     c32 = pick("concurrency", "kotae", callers=32)
     gemm = [l for l in lines if l.get("case") == "gemm_peak"]
-    summary = {"case": "summary", "targets": {
-        "single_p50_vs_best_peer": "<= 0.5", "bulk_vs_best_peer": ">= 1.3", "int8_vs_fp32": ">= 1.7",
-        "int8_static_vs_fp32": ">= 1.8", "int8_static_min_cosine": "> int8_min_cosine",
-        "int8_static_p01_cosine": "> int8_p01_cosine",
-        "c32_vs_c1_throughput": ">= 3", "c32_p99_vs_c1_p50": "< 4"}}
+    summary = {
+        "case": "summary",
+        "targets": {
+            "single_p50_vs_best_peer": "<= 0.5",
+            "bulk_vs_best_peer": ">= 1.3",
+            "int8_vs_fp32": ">= 1.7",
+            "int8_static_vs_fp32": ">= 1.8",
+            "int8_static_min_cosine": "> int8_min_cosine",
+            "int8_static_p01_cosine": "> int8_p01_cosine",
+            "c32_vs_c1_throughput": ">= 3",
+            "c32_p99_vs_c1_p50": "< 4",
+        },
+    }
     if ours_single and best_single:
         summary["single_p50_vs_best_peer"] = ours_single[0]["p50_ms"] / best_single["p50_ms"]
         summary["best_single_peer"] = best_single["impl"]
@@ -162,7 +196,10 @@ def summarise(lines: list[dict], inputs: dict) -> dict:
         summary["gemm_peak_gflops"] = max(g["gflops"] for g in gemm)
         summary["fraction_of_gemm_peak"] = achieved / summary["gemm_peak_gflops"]
     # The same ratios for the int8 model against the peers' int8 runs, for reading alongside.
-    ours8, peers8 = pick("single_query", "kotae", "int8"), [l for l in pick("single_query", None, "int8") if l["impl"] != "kotae"]
+    ours8, peers8 = (
+        pick("single_query", "kotae", "int8"),
+        [l for l in pick("single_query", None, "int8") if l["impl"] != "kotae"],
+    )
     if ours8 and peers8:
         summary["int8_single_p50_vs_best_peer"] = ours8[0]["p50_ms"] / min(l["p50_ms"] for l in peers8)
     bulk8 = [l for l in pick("bulk", None, "int8") if l["impl"] != "kotae"]
@@ -174,7 +211,9 @@ def summarise(lines: list[dict], inputs: dict) -> dict:
         summary["int8_c32_p99_vs_c1_p50"] = c32_8[0]["p99_ms"] / c1_8[0]["p50_ms"]
     ran = sorted({l["impl"] for l in lines if l.get("case") not in ("skipped", "gemm_peak", "summary")})
     summary["peers_ran"] = [i for i in ran if i != "kotae"]
-    summary["peers_skipped"] = [{"impl": l["impl"], "reason": l.get("reason")} for l in lines if l.get("case") == "skipped"]
+    summary["peers_skipped"] = [
+        {"impl": l["impl"], "reason": l.get("reason")} for l in lines if l.get("case") == "skipped"
+    ]
     return summary
 
 
@@ -191,8 +230,10 @@ def main() -> int:
         inputs = make_inputs(work, args.quick, args.threads)
         inputs_path = work / "inputs.json"
         inputs_path.write_text(json.dumps(inputs))
-        log(f"inputs: {len(inputs['chunks'])} chunks of ~{inputs['token_stats']['chunk_tokens_mean']:.0f} tokens, "
-            f"query of {inputs['token_stats']['query_tokens']} tokens, {len(inputs['queries'])} queries")
+        log(
+            f"inputs: {len(inputs['chunks'])} chunks of ~{inputs['token_stats']['chunk_tokens_mean']:.0f} tokens, "
+            f"query of {inputs['token_stats']['query_tokens']} tokens, {len(inputs['queries'])} queries"
+        )
         timeout = 600 if args.quick else 3600
         bench = str(ROOT / "build/release/bench/kotae-bench-embed")
         py = args.bench_python
@@ -202,8 +243,17 @@ def main() -> int:
             ("gemm-probe", [py, str(peers / "gemm_probe.py"), "--inputs", str(inputs_path)]),
             ("onnxruntime-python", [py, str(peers / "ort_python.py"), "--inputs", str(inputs_path)]),
             # PyTorch is the slowest peer and does not use the same files; --quick keeps to its ONNX backend.
-            ("sentence-transformers", [py, str(peers / "sentence_transformers_peer.py"), "--inputs", str(inputs_path),
-                                       "--impl", "onnx" if args.quick else "onnx,torch"]),
+            (
+                "sentence-transformers",
+                [
+                    py,
+                    str(peers / "sentence_transformers_peer.py"),
+                    "--inputs",
+                    str(inputs_path),
+                    "--impl",
+                    "onnx" if args.quick else "onnx,torch",
+                ],
+            ),
             ("fastembed", [py, str(peers / "fastembed_peer.py"), "--inputs", str(inputs_path)]),
             ("transformers.js", ["node", str(peers / "transformersjs/peer.mjs"), "--inputs", str(inputs_path)]),
         ]

@@ -16,11 +16,13 @@ run's own settings and compares with its hybrid rows; the quality gate runs it).
          better single mode (and their worst, their mean, and their mean weighted by questions), then, for each set, the setting chosen on the other sets (the best worst
          cell) and its margin on the set left out: how a default chosen on some sets does on a new one.
 """
+
 import json
 import math
 import os
 import sys
 from collections import defaultdict
+
 
 def load_qrels(dataset):
     judgements = defaultdict(dict)
@@ -81,7 +83,7 @@ def fuse(lists, setting):
     linear = setting["fusion"] == "linear"
     bounds = []
     for hits in lists:
-        top = [score for _, _, score in hits[:max(setting["range"], 1)]]
+        top = [score for _, _, score in hits[: max(setting["range"], 1)]]
         bounds.append((min(top), max(top)) if top else (0.0, 0.0))
 
     def normalised(list_index, score):
@@ -141,8 +143,17 @@ def check(dataset, runs_file):
         got, rankings = replay(run, qrels, run["setting"], depth)
         want = mode_metrics(run, "hybrid", qrels)
         differing = [q for q, hits in run["hybrid"].items() if documents_of([d for _, d, _ in hits]) != rankings[q]]
-        print(json.dumps({"model": model, "precision": precision, "replayed_ndcg@10": got[0], "kotae_ndcg@10": want[0],
-                          "queries_ranked_differently": len(differing)}))
+        print(
+            json.dumps(
+                {
+                    "model": model,
+                    "precision": precision,
+                    "replayed_ndcg@10": got[0],
+                    "kotae_ndcg@10": want[0],
+                    "queries_ranked_differently": len(differing),
+                }
+            )
+        )
         if differing or any(abs(a - b) > 1e-9 for a, b in zip(got, want)):
             failures.append(f"{model} {precision}: {len(differing)} queries ranked differently, e.g. {differing[:3]}")
     if failures:
@@ -157,8 +168,11 @@ def grid(pairs):
             best = max(mode_metrics(run, mode, qrels)[0] for mode in ("bm25", "vector"))
             cells.append((os.path.basename(os.path.normpath(dataset)), model, precision, run, qrels, best))
     base = dict(cells[0][3]["setting"], fusion="linear", vector_weight=1.0)  # the range and RRF k the runs used
-    settings = [dict(base, bm25_weight=w, agreement_bonus=b) for w in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.5)
-                for b in (0.0, 0.1, 0.2, 0.3, 0.5)]
+    settings = [
+        dict(base, bm25_weight=w, agreement_bonus=b)
+        for w in (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.5)
+        for b in (0.0, 0.1, 0.2, 0.3, 0.5)
+    ]
     settings += [dict(base, fusion="rrf", rrf_k=k, bm25_weight=w) for k in (20, 60) for w in (0.3, 0.5, 1.0)]
     margins = []  # per setting: {set name: [margin per cell]}
     for setting in settings:
@@ -167,21 +181,37 @@ def grid(pairs):
         for name, model, precision, run, qrels, best in cells:
             ndcg = replay(run, qrels, setting, 300)[0][0]
             per_set[name].append(ndcg - best)
-            row["cells"].append({"set": name, "model": model, "precision": precision, "questions": len(run["bm25"]),
-                                 "ndcg@10": round(ndcg, 4), "margin": round(ndcg - best, 4)})
+            row["cells"].append(
+                {
+                    "set": name,
+                    "model": model,
+                    "precision": precision,
+                    "questions": len(run["bm25"]),
+                    "ndcg@10": round(ndcg, 4),
+                    "margin": round(ndcg - best, 4),
+                }
+            )
         row["worst_margin"] = round(min(min(m) for m in per_set.values()), 4)
         row["mean_margin"] = round(sum(c["margin"] for c in row["cells"]) / len(row["cells"]), 4)
-        row["mean_margin_per_question"] = round(sum(c["margin"] * c["questions"] for c in row["cells"]) /
-                                                sum(c["questions"] for c in row["cells"]), 4)
+        row["mean_margin_per_question"] = round(
+            sum(c["margin"] * c["questions"] for c in row["cells"]) / sum(c["questions"] for c in row["cells"]), 4
+        )
         margins.append(per_set)
         print(json.dumps(row))
     names = list(margins[0])
     for held_out in names if len(names) > 1 else []:
         others = [n for n in names if n != held_out]
         chosen = max(range(len(settings)), key=lambda i: min(min(margins[i][n]) for n in others))
-        print(json.dumps({"held_out": held_out, "chosen_on_the_others": settings[chosen],
-                          "worst_margin_on_the_others": round(min(min(margins[chosen][n]) for n in others), 4),
-                          "margin_on_held_out": [round(m, 4) for m in margins[chosen][held_out]]}))
+        print(
+            json.dumps(
+                {
+                    "held_out": held_out,
+                    "chosen_on_the_others": settings[chosen],
+                    "worst_margin_on_the_others": round(min(min(margins[chosen][n]) for n in others), 4),
+                    "margin_on_held_out": [round(m, 4) for m in margins[chosen][held_out]],
+                }
+            )
+        )
 
 
 def main():

@@ -2,6 +2,7 @@
 case: requests/s is then all requests over the runs' summed spans); prints one JSON object: requests,
 non-2xx responses, requests/s and latency p50/p95/p99 in milliseconds. Extra key=value arguments are
 added to the object (name, endpoint, concurrency, server)."""
+
 import csv
 import json
 import sys
@@ -22,6 +23,12 @@ out = dict(arg.split("=", 1) for arg in sys.argv[1:] if "=" in arg)
 for key in ("concurrency", "target_rate", "chunks"):
     if key in out:
         out[key] = int(out[key])
-out.update(requests=len(rows), failed=failed, requests_per_s=len(rows) / span if span else None,
-           p50_ms=percentile(0.50), p95_ms=percentile(0.95), p99_ms=percentile(0.99))
+out.update(
+    requests=len(rows),
+    failed=failed,
+    requests_per_s=len(rows) / span if span else None,
+    p50_ms=percentile(0.50),
+    p95_ms=percentile(0.95),
+    p99_ms=percentile(0.99),
+)
 print(json.dumps(out))

@@ -8,6 +8,7 @@ SECONDS each, first on an idle server, then while GENERATIONS streamed chat comp
 MAX_TOKENS run without pause (each one asked again as soon as it ends). Prints one JSON line per
 endpoint and state, then the summary: loaded p50 and p95 over idle.
 """
+
 import http.client
 import json
 import sys
@@ -15,8 +16,12 @@ import threading
 import time
 import urllib.parse
 
-QUESTIONS = ["How do I upgrade Debian to the next release?", "What is a Debian package?",
-             "How do I install a package with apt?", "Where are the Debian mailing lists?"]
+QUESTIONS = [
+    "How do I upgrade Debian to the next release?",
+    "What is a Debian package?",
+    "How do I install a package with apt?",
+    "Where are the Debian mailing lists?",
+]
 
 
 def connect(url):
@@ -79,13 +84,20 @@ class Generations:
         self.threads = [threading.Thread(target=self.run, args=(i,)) for i in range(count)]
 
     def run(self, index):
-        body = {"stream": True, "max_tokens": self.max_tokens, "temperature": 0.8, "seed": index,
-                "messages": [{"role": "user", "content": f"Write a long story about Debian number {index}."}]}
+        body = {
+            "stream": True,
+            "max_tokens": self.max_tokens,
+            "temperature": 0.8,
+            "seed": index,
+            "messages": [{"role": "user", "content": f"Write a long story about Debian number {index}."}],
+        }
         counted = False
         while not self.stop:
             connection = connect(self.url)
             try:
-                connection.request("POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json"})
+                connection.request(
+                    "POST", "/v1/chat/completions", json.dumps(body), {"Content-Type": "application/json"}
+                )
                 response = connection.getresponse()
                 if response.status != 200:
                     raise RuntimeError(f"chat: {response.status} {response.read()[:200]!r}")
@@ -116,8 +128,14 @@ class Generations:
 
 
 def main():
-    url, collection, seconds, clients, generations, max_tokens = (sys.argv[1], sys.argv[2], float(sys.argv[3]),
-                                                                  int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]))
+    url, collection, seconds, clients, generations, max_tokens = (
+        sys.argv[1],
+        sys.argv[2],
+        float(sys.argv[3]),
+        int(sys.argv[4]),
+        int(sys.argv[5]),
+        int(sys.argv[6]),
+    )
     endpoints = {
         "embeddings": ("/v1/embeddings", lambda n: {"input": QUESTIONS[n % len(QUESTIONS)]}),
         "search": ("/v1/search", lambda n: {"collection": collection, "query": QUESTIONS[n % len(QUESTIONS)], "k": 10}),
@@ -128,9 +146,17 @@ def main():
         for name, (path, body_of) in endpoints.items():
             closed_loop(url, path, body_of, min(2.0, seconds), clients)  # warm-up
             latencies, failures = closed_loop(url, path, body_of, seconds, clients)
-            line = {"name": "quick_request_latency", "endpoint": name, "state": state, "clients": clients,
-                    "requests": len(latencies), "failures": len(failures), "p50_ms": percentile(latencies, 0.5),
-                    "p95_ms": percentile(latencies, 0.95), "p99_ms": percentile(latencies, 0.99)}
+            line = {
+                "name": "quick_request_latency",
+                "endpoint": name,
+                "state": state,
+                "clients": clients,
+                "requests": len(latencies),
+                "failures": len(failures),
+                "p50_ms": percentile(latencies, 0.5),
+                "p95_ms": percentile(latencies, 0.95),
+                "p99_ms": percentile(latencies, 0.99),
+            }
             if failures:
                 line["first_failure"] = failures[0]
             results[(name, state)] = line
@@ -148,8 +174,14 @@ def main():
     streaming = load.streaming
     load.finish()
 
-    summary = {"name": "summary", "clients": clients, "generations": generations, "generations_streaming": streaming,
-               "generated_tokens_per_s": generated_per_s, "generation_failures": len(load.failures)}
+    summary = {
+        "name": "summary",
+        "clients": clients,
+        "generations": generations,
+        "generations_streaming": streaming,
+        "generated_tokens_per_s": generated_per_s,
+        "generation_failures": len(load.failures),
+    }
     met = streaming == generations
     for name in endpoints:
         idle, loaded = results[(name, "idle")], results[(name, f"{generations}_generations")]

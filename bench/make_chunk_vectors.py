@@ -16,6 +16,7 @@ the base vectors. Queries are therefore embeddings of held-out real texts.
 Writes DIR/base.npy and DIR/queries.npy (float32, C order, shape (n, dim), unit
 vectors as `kotae embed` returns them) and DIR/meta.json. Python stdlib only.
 """
+
 import argparse
 import array
 import glob
@@ -29,8 +30,7 @@ import tempfile
 import time
 
 WINDOW = 200
-SOURCES = ["/usr/share/debian-reference/debian-reference.en.txt.gz",
-           "/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz"]
+SOURCES = ["/usr/share/debian-reference/debian-reference.en.txt.gz", "/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz"]
 INFO_GLOB = "/usr/share/info/*.info*.gz"
 BATCH = 1000
 
@@ -38,14 +38,16 @@ BATCH = 1000
 def source_words():
     paths = [p for p in SOURCES if os.path.exists(p)]
     if len(paths) != len(SOURCES):
-        sys.exit("error: %s missing (install debian-reference-en and debian-faq: scripts/setup)"
-                 % ", ".join(sorted(set(SOURCES) - set(paths))))
+        sys.exit(
+            "error: %s missing (install debian-reference-en and debian-faq: scripts/setup)"
+            % ", ".join(sorted(set(SOURCES) - set(paths)))
+        )
     paths += sorted(glob.glob(INFO_GLOB))
     out = []
     for p in paths:
         with gzip.open(p, "rt", encoding="utf-8", errors="replace") as f:
             text = f.read()
-        text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", text)   # info node markers
+        text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", " ", text)  # info node markers
         out.append((p, text.split()))
     return out
 
@@ -56,7 +58,7 @@ def windows(sources, wanted):
     out = []
     for _, words in sources:
         for start in range(0, max(1, len(words) - WINDOW // 4), stride):
-            out.append(" ".join(words[start:start + WINDOW]))
+            out.append(" ".join(words[start : start + WINDOW]))
     if len(out) < wanted:
         sys.exit("error: only %d windows of text found, %d wanted" % (len(out), wanted))
     return out, stride, total
@@ -65,15 +67,17 @@ def windows(sources, wanted):
 def embed(kotae, model, texts):
     rows = []
     for at in range(0, len(texts), BATCH):
-        batch = texts[at:at + BATCH]
-        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False,
-                                         encoding="utf-8") as f:
+        batch = texts[at : at + BATCH]
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
             f.write("\n".join(batch) + "\n")
             name = f.name
         try:
-            out = subprocess.run([kotae, "embed", "--json", "--model", model,
-                                  "--input", name], check=True,
-                                 stdout=subprocess.PIPE, text=True).stdout
+            out = subprocess.run(
+                [kotae, "embed", "--json", "--model", model, "--input", name],
+                check=True,
+                stdout=subprocess.PIPE,
+                text=True,
+            ).stdout
         finally:
             os.unlink(name)
         got = [json.loads(l)["embedding"] for l in out.splitlines() if l.strip()]
@@ -88,7 +92,7 @@ def write_npy(path, rows):
     assert sys.byteorder == "little"
     dim = len(rows[0])
     header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }" % (len(rows), dim)
-    header += " " * (63 - (10 + len(header)) % 64) + "\n"    # total header multiple of 64
+    header += " " * (63 - (10 + len(header)) % 64) + "\n"  # total header multiple of 64
     data = array.array("f")
     for r in rows:
         assert len(r) == dim
@@ -111,20 +115,27 @@ def main():
     sources = source_words()
     texts, stride, total = windows(sources, a.count + a.queries)
     every = (a.count + a.queries) // a.queries
-    query_idx = [i for i in range(len(texts)) if i % every == every // 2][:a.queries]
+    query_idx = [i for i in range(len(texts)) if i % every == every // 2][: a.queries]
     held = set(query_idx)
-    base_idx = [i for i in range(len(texts)) if i not in held][:a.count]
+    base_idx = [i for i in range(len(texts)) if i not in held][: a.count]
     if len(query_idx) < a.queries or len(base_idx) < a.count:
         sys.exit("error: not enough text for %d + %d windows" % (a.count, a.queries))
     vectors = embed(a.kotae, a.model, [texts[i] for i in base_idx + query_idx])
     os.makedirs(a.out, exist_ok=True)
-    write_npy(os.path.join(a.out, "base.npy"), vectors[:a.count])
-    write_npy(os.path.join(a.out, "queries.npy"), vectors[a.count:])
-    meta = {"model": a.model, "dimension": len(vectors[0]), "base": a.count,
-            "queries": a.queries, "window_words": WINDOW, "stride_words": stride,
-            "words": total, "sources": [p for p, _ in sources],
-            "queries_are": "held-out real text windows (every %dth window)" % every,
-            "seconds": round(time.time() - t0, 1)}
+    write_npy(os.path.join(a.out, "base.npy"), vectors[: a.count])
+    write_npy(os.path.join(a.out, "queries.npy"), vectors[a.count :])
+    meta = {
+        "model": a.model,
+        "dimension": len(vectors[0]),
+        "base": a.count,
+        "queries": a.queries,
+        "window_words": WINDOW,
+        "stride_words": stride,
+        "words": total,
+        "sources": [p for p, _ in sources],
+        "queries_are": "held-out real text windows (every %dth window)" % every,
+        "seconds": round(time.time() - t0, 1),
+    }
     with open(os.path.join(a.out, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
         f.write("\n")

@@ -22,6 +22,7 @@ paragraphs are separated by a blank line. Navigation headers/footers and
 tables of contents are left out. The output is deterministic (same installed
 packages, same bytes). Prints a one-line JSON summary.
 """
+
 import glob
 import json
 import os
@@ -33,8 +34,8 @@ REF_PAGES = "/usr/share/debian-reference/*.en.html"
 
 
 def build():
-    queries = []   # (query id, text, relevant doc id)
-    corpus = []    # (doc id, title, text)
+    queries = []  # (query id, text, relevant doc id)
+    corpus = []  # (doc id, title, text)
     for path in sorted(glob.glob(FAQ_GLOB)):
         base = os.path.basename(path).removesuffix(".en.html")
         page_title, secs = parse(path, {2, 3})
@@ -48,12 +49,12 @@ def build():
                 assert text, doc_id
                 queries.append(("q:%s#%d" % (base, i), question, doc_id))
                 corpus.append((doc_id, "", text))
-            elif text:          # not a chapter intro that is only its title
+            elif text:  # not a chapter intro that is only its title
                 corpus.append((doc_id, question or page_title, text))
     for path in sorted(glob.glob(REF_PAGES)):
         base = os.path.basename(path).removesuffix(".en.html")
         if base == "index":
-            continue            # the table of contents
+            continue  # the table of contents
         page_title, secs = parse(path, set())
         text = "\n\n".join(p for sec in secs for p in sec.paragraphs)
         corpus.append(("ref:" + base, page_title, text))
@@ -72,28 +73,37 @@ def main():
         sys.exit("usage: %s OUT_DIR\n\n%s" % (sys.argv[0], __doc__.split("\n")[0]))
     out = sys.argv[1]
     if not glob.glob(FAQ_GLOB) or not glob.glob(REF_PAGES):
-        sys.exit("error: %s or %s not found (install the Debian packages debian-faq "
-                 "and debian-reference-en: scripts/setup)" % (FAQ_GLOB, REF_PAGES))
+        sys.exit(
+            "error: %s or %s not found (install the Debian packages debian-faq "
+            "and debian-reference-en: scripts/setup)" % (FAQ_GLOB, REF_PAGES)
+        )
     queries, corpus = build()
     ids = [d for d, _, _ in corpus]
     assert len(set(ids)) == len(ids), "duplicate document ids"
     assert all(t for _, _, t in corpus), "empty document"
     os.makedirs(os.path.join(out, "qrels"), exist_ok=True)
-    size = write_jsonl(os.path.join(out, "corpus.jsonl"),
-                       ({"_id": d, "title": ti, "text": te} for d, ti, te in corpus))
-    size += write_jsonl(os.path.join(out, "queries.jsonl"),
-                        ({"_id": q, "text": t} for q, t, _ in queries))
+    size = write_jsonl(os.path.join(out, "corpus.jsonl"), ({"_id": d, "title": ti, "text": te} for d, ti, te in corpus))
+    size += write_jsonl(os.path.join(out, "queries.jsonl"), ({"_id": q, "text": t} for q, t, _ in queries))
     qrels = os.path.join(out, "qrels", "test.tsv")
     with open(qrels, "w", encoding="utf-8", newline="\n") as f:
         f.write("query-id\tcorpus-id\tscore\n")
         for q, _, d in queries:
             f.write("%s\t%s\t1\n" % (q, d))
     size += os.path.getsize(qrels)
-    print(json.dumps({"dataset": "debian-faq", "out": out, "queries": len(queries),
-                      "documents": len(corpus), "relevant_pairs": len(queries),
-                      "faq_documents": sum(d.startswith("faq:") for d in ids),
-                      "reference_documents": sum(d.startswith("ref:") for d in ids),
-                      "bytes": size}))
+    print(
+        json.dumps(
+            {
+                "dataset": "debian-faq",
+                "out": out,
+                "queries": len(queries),
+                "documents": len(corpus),
+                "relevant_pairs": len(queries),
+                "faq_documents": sum(d.startswith("faq:") for d in ids),
+                "reference_documents": sum(d.startswith("ref:") for d in ids),
+                "bytes": size,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

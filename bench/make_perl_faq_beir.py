@@ -17,6 +17,7 @@ were chosen, to see them on questions they were not tuned on. The same rules as 
 POD markup is reduced to text (C<x> to x, L<text|target> to text, E<gt> to >). The output is
 deterministic. Prints a one-line JSON summary.
 """
+
 import glob
 import json
 import os

@@ -16,6 +16,7 @@ than the Debian FAQ: the Python FAQ of Debian's python3.11-doc (FAQ_DIR defaults
 Paragraphs are separated by a blank line; code blocks keep their lines. The output is deterministic.
 Prints a one-line JSON summary.
 """
+
 import glob
 import html.parser
 import json
@@ -38,10 +39,10 @@ class FaqPage(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
-        self.sections = []      # [level, heading, [paragraph parts]]
-        self.depth = 0          # div nesting inside the main body; 0: outside it
-        self.heading = None     # level of the heading being read
-        self.skip = 0           # inside a headerlink anchor (the pilcrow)
+        self.sections = []  # [level, heading, [paragraph parts]]
+        self.depth = 0  # div nesting inside the main body; 0: outside it
+        self.heading = None  # level of the heading being read
+        self.skip = 0  # inside a headerlink anchor (the pilcrow)
         self.pre = 0
         self.text = []
 
@@ -142,8 +143,12 @@ def main():
     queries, corpus = build(faq_dir)
     if not queries:
         sys.exit(f"no questions found in {faq_dir} (the Debian package python3.11-doc installs them)")
-    write_beir(out, corpus, [(query_id, text) for query_id, text, _ in queries],
-               [(query_id, doc_id, 1) for query_id, _, doc_id in queries])
+    write_beir(
+        out,
+        corpus,
+        [(query_id, text) for query_id, text, _ in queries],
+        [(query_id, doc_id, 1) for query_id, _, doc_id in queries],
+    )
     print(json.dumps({"queries": len(queries), "documents": len(corpus), "out": out}))
 
 

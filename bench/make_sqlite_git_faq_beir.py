@@ -19,6 +19,7 @@ The same rules as make_debian_faq_beir.py and make_python_faq_beir.py:
     section of Git's user manual and tutorials, titled with their headings.
 The output is deterministic. Prints a one-line JSON summary.
 """
+
 import glob
 import html
 import json
@@ -47,8 +48,10 @@ def sqlite_faq(doc_dir):
     for number, body in zip(parts[1::2], parts[2::2]):
         m = re.match(r"\s*<p><b>\(\d+\)\s*(.*?)</b></p>(.*)", body, re.S)
         if m:
-            links = [(target[:-5], anchor.lstrip("#"))
-                     for target, anchor in re.findall(r'href="([a-z0-9_]+\.html)(#[^"]*)?"', m.group(2))]
+            links = [
+                (target[:-5], anchor.lstrip("#"))
+                for target, anchor in re.findall(r'href="([a-z0-9_]+\.html)(#[^"]*)?"', m.group(2))
+            ]
             yield "sqlite-q" + number, " ".join(plain(m.group(1)).split()), plain(m.group(2)), links
 
 
@@ -105,8 +108,11 @@ def main():
             qrels.append(("q-" + doc_id, doc_id, 2))
             linked = set()
             for page, anchor in links:
-                linked.update(s_id for s_id, _, _, s_page, anchors in sections
-                              if s_page == page and (not anchor or anchor in anchors))
+                linked.update(
+                    s_id
+                    for s_id, _, _, s_page, anchors in sections
+                    if s_page == page and (not anchor or anchor in anchors)
+                )
             qrels.extend(("q-" + doc_id, s_id, 1) for s_id in sorted(linked))
     for doc_id, title, body, _, _ in sections:
         corpus.append((doc_id, title, body))

@@ -14,6 +14,7 @@ was after the first window (models warm, caches filling): more is a leak, not a 
 
 Python standard library only.
 """
+
 import argparse
 import http.client
 import json
@@ -25,12 +26,23 @@ import threading
 import time
 
 MIX = [("search", 0.34), ("ask", 0.32), ("embeddings", 0.32), ("upload", 0.02)]
-QUESTIONS = ["How do I upgrade Debian?", "What is the difference between testing and unstable?",
-             "How do I install a package from the command line?", "What is a virtual package?",
-             "How can I keep my Debian system up to date?", "What is a Debian source package?",
-             "What does the package status 'essential' mean?", "How do I find which package a file belongs to?"]
-TEXTS = ["How do I upgrade Debian?", "A package manager installs software.", "Kernel modules and firmware",
-         "Where are the configuration files kept?", "Security updates for the stable release"]
+QUESTIONS = [
+    "How do I upgrade Debian?",
+    "What is the difference between testing and unstable?",
+    "How do I install a package from the command line?",
+    "What is a virtual package?",
+    "How can I keep my Debian system up to date?",
+    "What is a Debian source package?",
+    "What does the package status 'essential' mean?",
+    "How do I find which package a file belongs to?",
+]
+TEXTS = [
+    "How do I upgrade Debian?",
+    "A package manager installs software.",
+    "Kernel modules and firmware",
+    "Where are the configuration files kept?",
+    "Security updates for the stable release",
+]
 BOUNDARY = "kotae-soak-boundary"
 UPLOAD_NAMES = 40  # uploads cycle through this many names: each replaces an earlier version
 
@@ -64,8 +76,12 @@ def ms(seconds):
 class Server:
     def __init__(self, binary, data, log_path):
         self.log_file = open(log_path, "w")
-        self.process = subprocess.Popen([binary, "serve", "--data", data, "--port", "0"], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, text=True)
+        self.process = subprocess.Popen(
+            [binary, "serve", "--data", data, "--port", "0"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.port = None
         deadline = time.time() + 300
         while time.time() < deadline:
@@ -139,19 +155,38 @@ class Load:
         with self.lock:
             i = self.upload_counter = self.upload_counter + 1
         if kind == "search":
-            return "POST", "/v1/search", json.dumps({"collection": "faq", "query": QUESTIONS[i % len(QUESTIONS)],
-                                                     "k": 10}).encode(), "application/json", 200
+            return (
+                "POST",
+                "/v1/search",
+                json.dumps({"collection": "faq", "query": QUESTIONS[i % len(QUESTIONS)], "k": 10}).encode(),
+                "application/json",
+                200,
+            )
         if kind == "ask":
-            return "POST", "/v1/ask", json.dumps({"collection": "faq", "question": QUESTIONS[i % len(QUESTIONS)],
-                                                  "cache": False}).encode(), "application/json", 200
+            return (
+                "POST",
+                "/v1/ask",
+                json.dumps({"collection": "faq", "question": QUESTIONS[i % len(QUESTIONS)], "cache": False}).encode(),
+                "application/json",
+                200,
+            )
         if kind == "embeddings":
-            return "POST", "/v1/embeddings", json.dumps({"input": [TEXTS[i % len(TEXTS)]]}).encode(), "application/json", 200
+            return (
+                "POST",
+                "/v1/embeddings",
+                json.dumps({"input": [TEXTS[i % len(TEXTS)]]}).encode(),
+                "application/json",
+                200,
+            )
         name = "note-%02d.md" % (i % UPLOAD_NAMES)
-        text = ("# Soak note %d\n\nThe lighthouse keeper wrote entry %d in the blue notebook: %d quokkas were counted "
-                "on the island, the wind came from the %s and the supply boat was %s.\n") % (
-                    i, i, i % 97, ["north", "south", "east", "west"][i % 4], ["late", "early", "on time"][i % 3])
-        body = ("--%s\r\nContent-Disposition: form-data; name=\"files\"; filename=\"%s\"\r\nContent-Type: text/markdown"
-                "\r\n\r\n%s\r\n--%s--\r\n" % (BOUNDARY, name, text, BOUNDARY)).encode()
+        text = (
+            "# Soak note %d\n\nThe lighthouse keeper wrote entry %d in the blue notebook: %d quokkas were counted "
+            "on the island, the wind came from the %s and the supply boat was %s.\n"
+        ) % (i, i, i % 97, ["north", "south", "east", "west"][i % 4], ["late", "early", "on time"][i % 3])
+        body = (
+            '--%s\r\nContent-Disposition: form-data; name="files"; filename="%s"\r\nContent-Type: text/markdown'
+            "\r\n\r\n%s\r\n--%s--\r\n" % (BOUNDARY, name, text, BOUNDARY)
+        ).encode()
         return "POST", "/v1/collections/soak/documents", body, "multipart/form-data; boundary=" + BOUNDARY, 202
 
     def send(self, client, kind):
@@ -188,8 +223,15 @@ class Load:
                     continue
                 job = json.loads(data) if status == 200 else None
                 if status != 200 or job["state"] in ("succeeded", "failed", "partial", "cancelled"):
-                    error = "" if status == 200 and job["state"] == "succeeded" else (
-                        "job %s: %s" % (job["state"], [f.get("error") for f in job["files"]]) if job else "GET job %d" % status)
+                    error = (
+                        ""
+                        if status == 200 and job["state"] == "succeeded"
+                        else (
+                            "job %s: %s" % (job["state"], [f.get("error") for f in job["files"]])
+                            if job
+                            else "GET job %d" % status
+                        )
+                    )
                     with self.lock:
                         self.jobs.pop(job_id, None)
                         self.job_results.append((time.time() - submitted, job["state"] if job else "lost", error))
@@ -206,6 +248,7 @@ def closed_loop(load, clients, seconds):
         client = Client(load.port)
         while not stop.is_set():
             load.send(client, load.pick())
+
     threads = [threading.Thread(target=run, daemon=True) for _ in range(clients)]
     begin = len(load.records)
     start = time.time()
@@ -246,6 +289,7 @@ def open_loop(load, clients, rate, seconds, on_window, window_seconds):
                 with lock:
                     lag[0] = max(lag[0], now - due)
             load.send(client, load.pick())
+
     threads = [threading.Thread(target=run, daemon=True) for _ in range(clients)]
     for t in threads:
         t.start()
@@ -264,8 +308,12 @@ def summarize(records, kinds=None):
     for kind in kinds or [k for k, _ in MIX]:
         mine = [r for r in records if r[1] == kind]
         ok = [r[2] for r in mine if r[3] == "ok"]
-        out[kind] = {"requests": len(mine), "ok": len(ok), "p50_ms": ms(percentile(ok, 0.5)),
-                     "p99_ms": ms(percentile(ok, 0.99))}
+        out[kind] = {
+            "requests": len(mine),
+            "ok": len(ok),
+            "p50_ms": ms(percentile(ok, 0.5)),
+            "p99_ms": ms(percentile(ok, 0.99)),
+        }
     return out
 
 
@@ -290,7 +338,9 @@ def main():
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--capacity", type=float, default=0, help="requests/s of the mix; 0: measure it")
     parser.add_argument("--calibrate-seconds", type=float, default=20)
-    parser.add_argument("--window-seconds", type=float, default=0, help="report window (default: 30 s, 60 s past 10 minutes)")
+    parser.add_argument(
+        "--window-seconds", type=float, default=0, help="report window (default: 30 s, 60 s past 10 minutes)"
+    )
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     window_seconds = args.window_seconds or (60 if args.minutes > 10 else 30)
@@ -318,12 +368,25 @@ def main():
         capacity, calibration = closed_loop(load, args.clients, args.calibrate_seconds)
     rate = capacity * args.rate_fraction
     calibration_errors, calibration_deliberate = errors_by_kind(calibration)
-    print(json.dumps({"name": "capacity", "requests_per_s": round(capacity, 1), "clients": args.clients,
-                      "seconds": args.calibrate_seconds if not args.capacity else 0, "mix": dict(MIX),
-                      "by_kind": summarize(calibration) if calibration else None,
-                      "deliberate_429_503": calibration_deliberate, "errors": calibration_errors}), flush=True)
-    log("capacity %.0f requests/s; soak at %.0f requests/s (%.0f%%) for %g minutes" %
-        (capacity, rate, args.rate_fraction * 100, args.minutes))
+    print(
+        json.dumps(
+            {
+                "name": "capacity",
+                "requests_per_s": round(capacity, 1),
+                "clients": args.clients,
+                "seconds": args.calibrate_seconds if not args.capacity else 0,
+                "mix": dict(MIX),
+                "by_kind": summarize(calibration) if calibration else None,
+                "deliberate_429_503": calibration_deliberate,
+                "errors": calibration_errors,
+            }
+        ),
+        flush=True,
+    )
+    log(
+        "capacity %.0f requests/s; soak at %.0f requests/s (%.0f%%) for %g minutes"
+        % (capacity, rate, args.rate_fraction * 100, args.minutes)
+    )
 
     begin = len(load.records)
     rss_samples = []  # (seconds since start, bytes)
@@ -337,6 +400,7 @@ def main():
             if value:
                 rss_samples.append((time.time() - soak_start, value))
             sampling.wait(5)
+
     threading.Thread(target=sample_rss, daemon=True).start()
 
     def on_window(index, start, end):
@@ -345,12 +409,21 @@ def main():
         errors, deliberate = errors_by_kind(mine)
         ok = [r[2] for r in mine if r[3] == "ok"]
         rss = rss_bytes(pid)
-        line = {"name": "window", "index": index, "t_s": round(end - soak_start, 1), "requests": len(mine),
-                "requests_per_s": round(len(mine) / max(end - start, 1e-9), 1), "p50_ms": ms(percentile(ok, 0.5)),
-                "p99_ms": ms(percentile(ok, 0.99)),
-                "p99_ms_by_kind": {k: v["p99_ms"] for k, v in summarize(mine).items()},
-                "errors": errors, "deliberate_429_503": deliberate, "jobs_pending": len(load.jobs),
-                "rss_mib": round(rss / 2**20, 1) if rss else None, "server_alive": server.process.poll() is None}
+        line = {
+            "name": "window",
+            "index": index,
+            "t_s": round(end - soak_start, 1),
+            "requests": len(mine),
+            "requests_per_s": round(len(mine) / max(end - start, 1e-9), 1),
+            "p50_ms": ms(percentile(ok, 0.5)),
+            "p99_ms": ms(percentile(ok, 0.99)),
+            "p99_ms_by_kind": {k: v["p99_ms"] for k, v in summarize(mine).items()},
+            "errors": errors,
+            "deliberate_429_503": deliberate,
+            "jobs_pending": len(load.jobs),
+            "rss_mib": round(rss / 2**20, 1) if rss else None,
+            "server_alive": server.process.poll() is None,
+        }
         windows.append(line)
         print(json.dumps(line), flush=True)
 
@@ -398,26 +471,54 @@ def main():
     if exit_code not in (None, 0):
         reasons.append("kotae serve exited with %s after SIGTERM" % exit_code)
     if rss_end and rss_end > rss_bound:
-        reasons.append("resident memory grew from %.0f MiB (after the first window) to %.0f MiB (bound %.0f MiB)" %
-                       (rss_warm / 2**20, rss_end / 2**20, rss_bound / 2**20))
+        reasons.append(
+            "resident memory grew from %.0f MiB (after the first window) to %.0f MiB (bound %.0f MiB)"
+            % (rss_warm / 2**20, rss_end / 2**20, rss_bound / 2**20)
+        )
     ok = [r[2] for r in soak if r[3] == "ok"]
     job_seconds = [r[0] for r in load.job_results if r[1] == "succeeded"]
-    print(json.dumps({
-        "name": "soak_summary", "minutes": args.minutes, "clients": args.clients, "capacity_rps": round(capacity, 1),
-        "rate_fraction": args.rate_fraction, "target_rps": round(rate, 1), "achieved_rps": round(len(soak) / elapsed, 1),
-        "max_send_lag_ms": ms(max_lag), "requests": len(soak), "served_ok": len(ok), "by_kind": summarize(soak),
-        "errors": errors, "deliberate_429_503": deliberate,
-        "ingestion_jobs": {"finished": len(load.job_results), "succeeded": len(load.job_results) - len(job_failures),
-                           "p50_s": round(percentile(job_seconds, 0.5) or 0, 3),
-                           "p99_s": round(percentile(job_seconds, 0.99) or 0, 3),
-                           "note": "warm-up and calibration uploads included"},
-        "p50_ms": ms(percentile(ok, 0.5)), "p99_ms": ms(percentile(ok, 0.99)),
-        "p99_ms_over_time": [[w["t_s"], w["p99_ms"]] for w in windows],
-        "rss_mib": {"start": round(rss_start / 2**20, 1), "after_first_window": round(rss_warm / 2**20, 1),
-                    "max": round(rss_max / 2**20, 1), "end": round(rss_end / 2**20, 1) if rss_end else None,
-                    "bound": round(rss_bound / 2**20, 1)},
-        "server_alive": alive, "healthz": healthy, "exit_code_after_sigterm": exit_code,
-        "pass": not reasons, "reasons": reasons}), flush=True)
+    print(
+        json.dumps(
+            {
+                "name": "soak_summary",
+                "minutes": args.minutes,
+                "clients": args.clients,
+                "capacity_rps": round(capacity, 1),
+                "rate_fraction": args.rate_fraction,
+                "target_rps": round(rate, 1),
+                "achieved_rps": round(len(soak) / elapsed, 1),
+                "max_send_lag_ms": ms(max_lag),
+                "requests": len(soak),
+                "served_ok": len(ok),
+                "by_kind": summarize(soak),
+                "errors": errors,
+                "deliberate_429_503": deliberate,
+                "ingestion_jobs": {
+                    "finished": len(load.job_results),
+                    "succeeded": len(load.job_results) - len(job_failures),
+                    "p50_s": round(percentile(job_seconds, 0.5) or 0, 3),
+                    "p99_s": round(percentile(job_seconds, 0.99) or 0, 3),
+                    "note": "warm-up and calibration uploads included",
+                },
+                "p50_ms": ms(percentile(ok, 0.5)),
+                "p99_ms": ms(percentile(ok, 0.99)),
+                "p99_ms_over_time": [[w["t_s"], w["p99_ms"]] for w in windows],
+                "rss_mib": {
+                    "start": round(rss_start / 2**20, 1),
+                    "after_first_window": round(rss_warm / 2**20, 1),
+                    "max": round(rss_max / 2**20, 1),
+                    "end": round(rss_end / 2**20, 1) if rss_end else None,
+                    "bound": round(rss_bound / 2**20, 1),
+                },
+                "server_alive": alive,
+                "healthz": healthy,
+                "exit_code_after_sigterm": exit_code,
+                "pass": not reasons,
+                "reasons": reasons,
+            }
+        ),
+        flush=True,
+    )
     return 0 if not reasons else 1
 
 

@@ -8,6 +8,7 @@ numpy only.
 
 Usage: cross_encoder_weights.py ST_MODEL_DIR OUT_DIR
 """
+
 import json
 import shutil
 import sys
@@ -22,8 +23,11 @@ from bert_safetensors import read_safetensors, write_safetensors  # noqa: E402
 def main():
     src, out = Path(sys.argv[1]), Path(sys.argv[2])
     tensors = read_safetensors(str(src / "model.safetensors"))
-    weights = {("bert." + name if not name.startswith("bert.") else name): value.astype(np.float32)
-               for name, value in tensors.items() if value.dtype.kind == "f"}
+    weights = {
+        ("bert." + name if not name.startswith("bert.") else name): value.astype(np.float32)
+        for name, value in tensors.items()
+        if value.dtype.kind == "f"
+    }
     if "bert.pooler.dense.weight" not in weights:
         sys.exit(f"{src} has no pooler weights")
     hidden = weights["bert.embeddings.word_embeddings.weight"].shape[1]
@@ -33,14 +37,28 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     write_safetensors(out / "model.safetensors", weights)
     config = json.loads((src / "config.json").read_text())
-    config.update({"architectures": ["BertForSequenceClassification"], "num_labels": 1,
-                   "id2label": {"0": "LABEL_0"}, "label2id": {"LABEL_0": 0}})
+    config.update(
+        {
+            "architectures": ["BertForSequenceClassification"],
+            "num_labels": 1,
+            "id2label": {"0": "LABEL_0"},
+            "label2id": {"LABEL_0": 0},
+        }
+    )
     (out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
         if (src / name).exists():
             shutil.copy(src / name, out / name)
-    print(json.dumps({"name": "cross_encoder_weights", "tensors": len(weights), "hidden": hidden,
-                      "note": "MiniLM-L6 encoder weights + seeded random classifier: for timing only"}))
+    print(
+        json.dumps(
+            {
+                "name": "cross_encoder_weights",
+                "tensors": len(weights),
+                "hidden": hidden,
+                "note": "MiniLM-L6 encoder weights + seeded random classifier: for timing only",
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

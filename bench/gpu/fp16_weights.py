@@ -7,6 +7,7 @@ torch package is needed on the machine that packs.
 
 Usage: fp16_weights.py MODEL_DIR OUT_DIR KOTAE_MODEL.onnx
 """
+
 import json
 import shutil
 import sys
@@ -25,16 +26,28 @@ def main():
     tensors = read_safetensors(str(src / "model.safetensors"))
     words = next(v for k, v in tensors.items() if k.endswith("word_embeddings.weight"))
     graph = onnx.load(str(onnx_path)).graph
-    same = [i.name for i in graph.initializer if tuple(i.dims) == words.shape
-            and np.array_equal(numpy_helper.to_array(i), words.astype(np.float32))]
+    same = [
+        i.name
+        for i in graph.initializer
+        if tuple(i.dims) == words.shape and np.array_equal(numpy_helper.to_array(i), words.astype(np.float32))
+    ]
     if not same:
         sys.exit("the sentence-transformers weights are not the ONNX model's (word embeddings differ)")
     if out.exists():
         shutil.rmtree(out)
-    shutil.copytree(src, out, ignore=shutil.ignore_patterns("model.safetensors", "README.md", ".gitattributes", "data_config.json"))
+    shutil.copytree(
+        src, out, ignore=shutil.ignore_patterns("model.safetensors", "README.md", ".gitattributes", "data_config.json")
+    )
     write_safetensors(out / "model.safetensors", tensors)
-    print(json.dumps({"tensors": len(tensors), "matches_onnx_initializer": same[0],
-                      "bytes": (out / "model.safetensors").stat().st_size}))
+    print(
+        json.dumps(
+            {
+                "tensors": len(tensors),
+                "matches_onnx_initializer": same[0],
+                "bytes": (out / "model.safetensors").stat().st_size,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

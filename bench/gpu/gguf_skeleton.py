@@ -8,6 +8,7 @@ text it generates is meaningless. Standard library only.
 Usage: gguf_skeleton.py cut GGUF_HEAD OUT.skeleton   (GGUF_HEAD: the file, or its first part)
        gguf_skeleton.py expand SKELETON SIZE OUT.gguf
 """
+
 import json
 import os
 import struct
@@ -28,7 +29,7 @@ class Reader:
 
     def string(self):
         length = self.take("<Q")
-        value = self.data[self.at:self.at + length].decode("utf-8", "replace")
+        value = self.data[self.at : self.at + length].decode("utf-8", "replace")
         self.at += length
         return value
 
@@ -59,8 +60,11 @@ def data_start(head):
         r.string()
         dims = r.take("<I")
         r.at += 8 * dims + 4 + 8  # dims, type, offset
-    return (r.at + alignment - 1) // alignment * alignment, {"version": version, "tensors": tensors,
-                                                             "architecture": architecture}
+    return (r.at + alignment - 1) // alignment * alignment, {
+        "version": version,
+        "tensors": tensors,
+        "architecture": architecture,
+    }
 
 
 def main():

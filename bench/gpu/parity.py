@@ -3,6 +3,7 @@ in FP32: the cosine of each of the first 64 texts' vectors. Prints one JSON line
 
 Usage: parity.py MODEL_DIR TEXTS.txt VECTORS.f32 ENGINE
 """
+
 import json
 import sys
 
@@ -17,5 +18,15 @@ model = SentenceTransformer(model_dir, device="cuda" if torch.cuda.is_available(
 ours = model.encode(texts, batch_size=64, normalize_embeddings=True)
 theirs = theirs / np.linalg.norm(theirs, axis=1, keepdims=True)
 cosines = (ours * theirs).sum(axis=1)
-print(json.dumps({"name": "parity", "engine": engine, "reference": "sentence-transformers-fp32", "texts": len(texts),
-                  "min_cosine": float(cosines.min()), "mean_cosine": float(cosines.mean())}))
+print(
+    json.dumps(
+        {
+            "name": "parity",
+            "engine": engine,
+            "reference": "sentence-transformers-fp32",
+            "texts": len(texts),
+            "min_cosine": float(cosines.min()),
+            "mean_cosine": float(cosines.mean()),
+        }
+    )
+)

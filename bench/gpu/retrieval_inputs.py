@@ -4,6 +4,7 @@ a 6-to-10-word span of it, so each query has a passage it came from. Determinist
 
 Usage: retrieval_inputs.py PASSAGES_OUT QUERIES_OUT FILE...
 """
+
 import re
 import sys
 
@@ -18,7 +19,7 @@ def passages(paths, words_per_passage=120):
                 continue
             current.extend(words)
             if len(current) >= words_per_passage:
-                out.append(" ".join(current[:2 * words_per_passage]))
+                out.append(" ".join(current[: 2 * words_per_passage]))
                 current = []
         if len(current) >= 20:
             out.append(" ".join(current))
@@ -35,7 +36,7 @@ def main():
         words = [w for w in passage.split() if re.search(r"[A-Za-z]", w)]
         length = 6 + i % 5
         start = (i * 7) % max(1, len(words) - length)
-        queries.append(" ".join(words[start:start + length]))
+        queries.append(" ".join(words[start : start + length]))
     with open(passages_out, "w", encoding="utf-8") as out:
         out.write("\n".join(found) + "\n")
     with open(queries_out, "w", encoding="utf-8") as out:

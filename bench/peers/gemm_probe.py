@@ -28,8 +28,9 @@ def main() -> int:
     parser.add_argument("--threads", type=int, help="overrides settings.threads")
     parser.add_argument("--sizes", default="1024,1536,2048,3072")
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--as-is", action="store_true",
-                        help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE from the environment")
+    parser.add_argument(
+        "--as-is", action="store_true", help="keep OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE from the environment"
+    )
     args = parser.parse_args()
     threads = args.threads
     if threads is None and args.inputs:
@@ -53,8 +54,12 @@ def main() -> int:
     kernel = blas[0].get("architecture") if blas else None
     blas_version = f"{blas[0].get('internal_api')} {blas[0].get('version')}" if blas else "unknown"
     version = f"numpy {np.__version__}, {blas_version}"
-    print(f"[gemm_probe] {version}; kernel {kernel}; OPENBLAS_NUM_THREADS={threads}; "
-          f"unset for this process: {removed or 'nothing'}", file=sys.stderr, flush=True)
+    print(
+        f"[gemm_probe] {version}; kernel {kernel}; OPENBLAS_NUM_THREADS={threads}; "
+        f"unset for this process: {removed or 'nothing'}",
+        file=sys.stderr,
+        flush=True,
+    )
 
     rng = np.random.default_rng(0)
     best = (0.0, 0)
@@ -69,17 +74,32 @@ def main() -> int:
             t0 = time.perf_counter_ns()
             np.matmul(a, b, out=out)
             fastest = min(fastest, (time.perf_counter_ns() - t0) / 1e9)
-        gflops = 2.0 * n ** 3 / fastest / 1e9
+        gflops = 2.0 * n**3 / fastest / 1e9
         per_size[str(n)] = round(gflops, 2)
         print(f"[gemm_probe] n={n}: {gflops:.1f} GFLOP/s (best of {args.repeats})", file=sys.stderr, flush=True)
         if gflops > best[0]:
             best = (gflops, n)
     gflops, n = best
-    print(json.dumps({"case": "gemm_peak", "impl": "numpy-openblas", "gflops": round(gflops, 2),
-                      "m": n, "n": n, "k": n, "dtype": "float32", "threads": threads,
-                      "kernel": kernel, "per_size_gflops": per_size,
-                      "env_unset": sorted(removed), "version": version},
-                     separators=(",", ":")), flush=True)
+    print(
+        json.dumps(
+            {
+                "case": "gemm_peak",
+                "impl": "numpy-openblas",
+                "gflops": round(gflops, 2),
+                "m": n,
+                "n": n,
+                "k": n,
+                "dtype": "float32",
+                "threads": threads,
+                "kernel": kernel,
+                "per_size_gflops": per_size,
+                "env_unset": sorted(removed),
+                "version": version,
+            },
+            separators=(",", ":"),
+        ),
+        flush=True,
+    )
     return 0
 
 

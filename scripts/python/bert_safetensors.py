@@ -7,6 +7,7 @@ from ("/encoder/layer.0/attention/self/query/MatMul_output_0" -> "encoder.layer.
 
 Usage: bert_safetensors.py MODEL.onnx OUT.safetensors
 """
+
 import json
 import struct
 import sys
@@ -21,8 +22,11 @@ def write_safetensors(path, tensors, float_type="<f2"):
         tensor = tensors[name]
         floating = tensor.dtype.kind == "f"
         raw = np.ascontiguousarray(tensor.astype(float_type) if floating else tensor.astype("<i8")).tobytes()
-        header[name] = {"dtype": {"<f2": "F16", "<f4": "F32"}[float_type] if floating else "I64", "shape": list(tensor.shape),
-                        "data_offsets": [offset, offset + len(raw)]}
+        header[name] = {
+            "dtype": {"<f2": "F16", "<f4": "F32"}[float_type] if floating else "I64",
+            "shape": list(tensor.shape),
+            "data_offsets": [offset, offset + len(raw)],
+        }
         chunks.append(raw)
         offset += len(raw)
     encoded = json.dumps(header, separators=(",", ":")).encode()
@@ -37,8 +41,8 @@ def write_safetensors(path, tensors, float_type="<f2"):
 def read_safetensors(path):
     data = open(path, "rb").read()
     (size,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8:8 + size])
-    body = memoryview(data)[8 + size:]
+    header = json.loads(data[8 : 8 + size])
+    body = memoryview(data)[8 + size :]
     tensors = {}
     for name, info in header.items():
         if name == "__metadata__":
@@ -55,8 +59,9 @@ def weights_from_onnx(path):
 
     graph = onnx.load(path).graph
     initializers = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
-    tensors = {name: value for name, value in initializers.items()
-               if not name.startswith("onnx::") and value.dtype.kind == "f"}
+    tensors = {
+        name: value for name, value in initializers.items() if not name.startswith("onnx::") and value.dtype.kind == "f"
+    }
     for node in graph.node:
         if node.op_type != "MatMul" or node.input[1] not in initializers:
             continue

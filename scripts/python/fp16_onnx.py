@@ -4,6 +4,7 @@ where `kotae doctor` recommends FP16. Deterministic: setup pins the output's SHA
 
 Usage: fp16_onnx.py INPUT.onnx OUTPUT.onnx
 """
+
 import sys
 
 import onnx

@@ -27,6 +27,7 @@ import sys
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import kotae_paths  # noqa: E402
 
@@ -91,10 +92,16 @@ def build_model(vocab_size: int, seed: int, labels: int, size: str = "tiny") -> 
     words = g.op("Gather", [g.weight("embeddings.word_embeddings.weight", (vocab_size, HIDDEN), 1.0), "input_ids"])
     shape = g.op("Shape", ["input_ids"])
     seq_len = g.op("Gather", [shape, g.const("one_index", np.array(1, dtype=np.int64))], axis=0)
-    positions = g.op("Range", [g.const("zero_i64", np.array(0, dtype=np.int64)), seq_len,
-                               g.const("one_i64", np.array(1, dtype=np.int64))])
-    pos_emb = g.op("Gather", [g.weight("embeddings.position_embeddings.weight", (MAX_POSITIONS, HIDDEN), 1.0), positions])
-    types = g.op("Gather", [g.weight("embeddings.token_type_embeddings.weight", (TYPE_VOCAB, HIDDEN), 1.0), "token_type_ids"])
+    positions = g.op(
+        "Range",
+        [g.const("zero_i64", np.array(0, dtype=np.int64)), seq_len, g.const("one_i64", np.array(1, dtype=np.int64))],
+    )
+    pos_emb = g.op(
+        "Gather", [g.weight("embeddings.position_embeddings.weight", (MAX_POSITIONS, HIDDEN), 1.0), positions]
+    )
+    types = g.op(
+        "Gather", [g.weight("embeddings.token_type_embeddings.weight", (TYPE_VOCAB, HIDDEN), 1.0), "token_type_ids"]
+    )
     x = g.op("Add", [g.op("Add", [words, pos_emb]), types])
     x = g.layer_norm(x, "embeddings.LayerNorm")
 
@@ -127,8 +134,13 @@ def build_model(vocab_size: int, seed: int, labels: int, size: str = "tiny") -> 
         inner = g.dense(x, f"{p}.intermediate.dense", HIDDEN, INTERMEDIATE)
         # Exact GELU: x * 0.5 * (1 + erf(x / sqrt(2))).
         erf = g.op("Erf", [g.op("Div", [inner, g.const(f"{p}.sqrt2", np.array(np.sqrt(2.0), dtype=np.float32))])])
-        gelu = g.op("Mul", [g.op("Mul", [inner, g.op("Add", [erf, "one_f32"])]),
-                            g.const(f"{p}.half", np.array(0.5, dtype=np.float32))])
+        gelu = g.op(
+            "Mul",
+            [
+                g.op("Mul", [inner, g.op("Add", [erf, "one_f32"])]),
+                g.const(f"{p}.half", np.array(0.5, dtype=np.float32)),
+            ],
+        )
         out = g.dense(gelu, f"{p}.output.dense", INTERMEDIATE, HIDDEN)
         x = g.layer_norm(g.op("Add", [out, x]), f"{p}.output.LayerNorm")
 
@@ -143,12 +155,18 @@ def build_model(vocab_size: int, seed: int, labels: int, size: str = "tiny") -> 
         return helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "sequence"])
 
     graph = helper.make_graph(
-        g.nodes, "test_cross_encoder",
+        g.nodes,
+        "test_cross_encoder",
         [int_input("input_ids"), int_input("attention_mask"), int_input("token_type_ids")],
         [helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", labels])],
-        initializer=g.initializers)
-    model = helper.make_model(graph, producer_name="kotae make_test_cross_encoder.py",
-                              opset_imports=[helper.make_opsetid("", OPSET)], ir_version=IR_VERSION)
+        initializer=g.initializers,
+    )
+    model = helper.make_model(
+        graph,
+        producer_name="kotae make_test_cross_encoder.py",
+        opset_imports=[helper.make_opsetid("", OPSET)],
+        ir_version=IR_VERSION,
+    )
     onnx.checker.check_model(model, full_check=True)
     return model
 
@@ -178,8 +196,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20240611)
     parser.add_argument("--labels", type=int, choices=(1, 2), default=1)
     parser.add_argument("--size", choices=sorted(SIZES), default="tiny")
-    parser.add_argument("--tokenizer", type=pathlib.Path, default=None,
-                        help="tokenizer.json to copy (default: the installed all-minilm-l6-v2's)")
+    parser.add_argument(
+        "--tokenizer",
+        type=pathlib.Path,
+        default=None,
+        help="tokenizer.json to copy (default: the installed all-minilm-l6-v2's)",
+    )
     args = parser.parse_args()
     tokenizer = args.tokenizer or default_tokenizer()
     if not tokenizer.is_file():
@@ -193,6 +215,7 @@ def main() -> int:
     HIDDEN, HEADS, _, LAYERS = SIZES[args.size]  # noqa: N806
     (args.out_dir / "model.onnx").write_bytes(model.SerializeToString(deterministic=True))
     from bert_safetensors import write_safetensors
+
     write_safetensors(args.out_dir / "model.safetensors", hf_weights(model), float_type="<f4")
 
     manifest = {
@@ -201,8 +224,8 @@ def main() -> int:
         "kind": "reranker",
         "required": False,
         "description": f"{args.size} BERT cross-encoder (hidden {HIDDEN}, {LAYERS} layers, {HEADS} heads, {args.labels} "
-                       f"label{'s' if args.labels > 1 else ''}), random weights, "
-                       f"seed {args.seed}; written by scripts/python/make_test_cross_encoder.py",
+        f"label{'s' if args.labels > 1 else ''}), random weights, "
+        f"seed {args.seed}; written by scripts/python/make_test_cross_encoder.py",
         "license": "test-only, random weights",
         "precision": "fp32",
         "architecture": "bert",
@@ -212,9 +235,11 @@ def main() -> int:
         "heads": HEADS,
         "inputs": ["input_ids", "attention_mask", "token_type_ids"],
         "output": "logits",
-        "files": [file_entry(args.out_dir / "model.onnx", "onnx"),
-                  file_entry(args.out_dir / "model.safetensors", "safetensors"),
-                  file_entry(args.out_dir / "tokenizer.json", "tokenizer")],
+        "files": [
+            file_entry(args.out_dir / "model.onnx", "onnx"),
+            file_entry(args.out_dir / "model.safetensors", "safetensors"),
+            file_entry(args.out_dir / "tokenizer.json", "tokenizer"),
+        ],
     }
     (args.out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out_dir}: vocabulary {len(vocab)}, {len(model.graph.node)} nodes")

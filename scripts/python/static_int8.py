@@ -10,6 +10,7 @@ SHA-256 like a download.
 
 Usage: static_int8.py FUSED.onnx TOKENIZER.json OUTPUT.onnx --examples DIR [--max-length 256]
 """
+
 import argparse
 import html
 import logging
@@ -42,7 +43,7 @@ def calibration_texts(examples):
     texts = []
     for path in sorted(examples.glob("*.html")) + sorted(examples.glob("*.md")):
         words = plain_text(path).split()
-        texts += [" ".join(words[i:i + CHUNK_WORDS]) for i in range(0, len(words), CHUNK_WORDS)]
+        texts += [" ".join(words[i : i + CHUNK_WORDS]) for i in range(0, len(words), CHUNK_WORDS)]
         texts += re.findall(r"\(\d+\) ([^?]{10,200}\?)", plain_text(path))
     return texts
 
@@ -65,8 +66,11 @@ def activation_ranges(fused, names, encodings):
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     seen = {n: [] for n in names}
     for ids in encodings:
-        feed = {"input_ids": np.array([ids], np.int64), "attention_mask": np.ones((1, len(ids)), np.int64),
-                "token_type_ids": np.zeros((1, len(ids)), np.int64)}
+        feed = {
+            "input_ids": np.array([ids], np.int64),
+            "attention_mask": np.ones((1, len(ids)), np.int64),
+            "token_type_ids": np.zeros((1, len(ids)), np.int64),
+        }
         for name, value in zip(names, session.run(names, feed)):
             seen[name].append(value.ravel())
     ranges = {}
@@ -95,8 +99,13 @@ def fuse_integer_matmuls(nodes):
         assert cast.op_type == "Cast" and scale_mul.op_type == "Mul" and scales.op_type == "Mul"
         a, b, a_zero_point, b_zero_point = n.input
         a_scale, b_scale = scales.input
-        fused[n.name] = helper.make_node("MatMulIntegerToFloat", [a, b, a_scale, b_scale, a_zero_point, b_zero_point],
-                                         [scale_mul.output[0]], name=n.name, domain="com.microsoft")
+        fused[n.name] = helper.make_node(
+            "MatMulIntegerToFloat",
+            [a, b, a_scale, b_scale, a_zero_point, b_zero_point],
+            [scale_mul.output[0]],
+            name=n.name,
+            domain="com.microsoft",
+        )
         dropped |= {cast.name, scale_mul.name}
         if len(consumers[scales.output[0]]) == 1:
             dropped.add(scales.name)
@@ -115,9 +124,14 @@ def main():
 
     with tempfile.TemporaryDirectory() as tmp:
         dynamic = pathlib.Path(tmp) / "dynamic.onnx"
-        quantize_dynamic(args.fused, dynamic, per_channel=True, weight_type=QuantType.QInt8,
-                         op_types_to_quantize=["MatMul", "Attention"],
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+        quantize_dynamic(
+            args.fused,
+            dynamic,
+            per_channel=True,
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Attention"],
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
         model = onnx.load(dynamic)
 
     tokenizer = Tokenizer.from_file(args.tokenizer)
@@ -138,8 +152,12 @@ def main():
         scale = np.float32((high - low) / 255.0)
         zero_point = np.uint8(min(255, max(0, round(-low / scale))))
         y, y_scale, y_zero_point = node.output
-        model.graph.initializer.extend([numpy_helper.from_array(np.array(scale, np.float32), y_scale),
-                                        numpy_helper.from_array(np.array(zero_point, np.uint8), y_zero_point)])
+        model.graph.initializer.extend(
+            [
+                numpy_helper.from_array(np.array(scale, np.float32), y_scale),
+                numpy_helper.from_array(np.array(zero_point, np.uint8), y_zero_point),
+            ]
+        )
         nodes.append(helper.make_node("QuantizeLinear", [node.input[0], y_scale, y_zero_point], [y], name=node.name))
     del model.graph.node[:]
     model.graph.node.extend(fuse_integer_matmuls(nodes))

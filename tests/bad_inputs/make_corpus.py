@@ -11,6 +11,7 @@ Inputs over 64 kB (huge lines, deep nesting, a 70 MiB chunked request) are store
 
 Python standard library only, plus the `qpdf` command (Debian) for the encrypted PDF.
 """
+
 import gzip
 import io
 import json
@@ -31,8 +32,10 @@ SEARCH_PATH = "/v1/search"
 # ---------------------------------------------------------------------------------------------
 # Building blocks
 
-GOOD_TEXT = ("Kotae keeps serving while it reads broken files. The lighthouse keeper counted the "
-             "quokkas on the island every morning and wrote the number in a blue notebook.")
+GOOD_TEXT = (
+    "Kotae keeps serving while it reads broken files. The lighthouse keeper counted the "
+    "quokkas on the island every morning and wrote the number in a blue notebook."
+)
 
 
 def pdf(objects, trailer_extra=b"", xref=True, header=b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"):
@@ -57,14 +60,16 @@ def stream(data, extra=b""):
 
 def text_page_pdf(text=b"Hello from a small PDF about lighthouses and quokkas."):
     content = b"BT /F1 12 Tf 72 720 Td (" + text + b") Tj ET"
-    return pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        stream(content),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ])
+    return pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+            b"/Resources << /Font << /F1 5 0 R >> >> >>",
+            stream(content),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+    )
 
 
 def docx(parts, compression=zipfile.ZIP_DEFLATED):
@@ -78,8 +83,10 @@ def docx(parts, compression=zipfile.ZIP_DEFLATED):
     return buffer.getvalue()
 
 
-CONTENT_TYPES = (b'<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
-                 b'content-types"><Default Extension="xml" ContentType="application/xml"/></Types>')
+CONTENT_TYPES = (
+    b'<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/'
+    b'content-types"><Default Extension="xml" ContentType="application/xml"/></Types>'
+)
 W = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
 
 
@@ -92,7 +99,9 @@ def paragraph(text):
 
 
 def good_docx():
-    return docx({"[Content_Types].xml": CONTENT_TYPES, "word/document.xml": document_xml(paragraph(GOOD_TEXT.encode()))})
+    return docx(
+        {"[Content_Types].xml": CONTENT_TYPES, "word/document.xml": document_xml(paragraph(GOOD_TEXT.encode()))}
+    )
 
 
 def patch_zip_sizes(data, name, size):
@@ -105,7 +114,7 @@ def patch_zip_sizes(data, name, size):
         if at < 0:
             break
         name_len = struct.unpack_from("<H", data, at + 26)[0]
-        if bytes(data[at + 30:at + 30 + name_len]) == encoded:
+        if bytes(data[at + 30 : at + 30 + name_len]) == encoded:
             struct.pack_into("<I", data, at + 22, size)
         at += 4
     at = 0
@@ -114,7 +123,7 @@ def patch_zip_sizes(data, name, size):
         if at < 0:
             break
         name_len = struct.unpack_from("<H", data, at + 28)[0]
-        if bytes(data[at + 46:at + 46 + name_len]) == encoded:
+        if bytes(data[at + 46 : at + 46 + name_len]) == encoded:
             struct.pack_into("<I", data, at + 24, size)
         at += 4
     return bytes(data)
@@ -141,11 +150,12 @@ def search_body(query="lighthouse"):
 # ---------------------------------------------------------------------------------------------
 # Large inputs (committed gzipped)
 
+
 def huge_line_words():
     """256 KiB of prose on one line (no newline): indexed, in a few hundred chunks (embedding
     several MB of prose takes minutes on two cores; the one-word and markup cases are the 5 MiB ones)."""
     words = b"the keeper counted quokkas on the island and wrote numbers in a notebook "
-    return (words * (256 * 1024 // len(words) + 1))[:256 * 1024]
+    return (words * (256 * 1024 // len(words) + 1))[: 256 * 1024]
 
 
 def huge_line_one_word():
@@ -156,17 +166,17 @@ def huge_line_one_word():
 def huge_line_html():
     """A 5 MiB HTML page on one line: markup without line breaks, and one sentence of text."""
     span = b'<span class="x"></span>'
-    return (b"<html><body><p>the keeper counted quokkas</p>" + span * (5 * 1024 * 1024 // len(span))
-            + b"</body></html>")
+    return b"<html><body><p>the keeper counted quokkas</p>" + span * (5 * 1024 * 1024 // len(span)) + b"</body></html>"
 
 
 def chunked_body_over_limit():
     """A chunked request whose body passes the server's default 64 MiB limit (70 chunks of 1 MiB)."""
-    head = raw("POST /v1/search HTTP/1.1", [("Host", "127.0.0.1"), ("Content-Type", "application/json"),
-                                            ("Transfer-Encoding", "chunked")])
+    head = raw(
+        "POST /v1/search HTTP/1.1",
+        [("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+    )
     chunk = b"100000\r\n" + b" " * 0x100000 + b"\r\n"
     return head + chunk * 70 + b"0\r\n\r\n"
-
 
 
 # ---------------------------------------------------------------------------------------------
@@ -177,11 +187,28 @@ def cases():
     c = []
 
     def upload(name, category, data, filename, expect, content_type="application/octet-stream", note=""):
-        c.append({"name": name, "category": category, "file": data, "send": {"kind": "upload", "filename": filename,
-                  "content_type": content_type}, "expect": expect, "note": note})
+        c.append(
+            {
+                "name": name,
+                "category": category,
+                "file": data,
+                "send": {"kind": "upload", "filename": filename, "content_type": content_type},
+                "expect": expect,
+                "note": note,
+            }
+        )
 
-    def http(name, category, data, expect, method="POST", path=SEARCH_PATH, content_type="application/json",
-             headers=None, note=""):
+    def http(
+        name,
+        category,
+        data,
+        expect,
+        method="POST",
+        path=SEARCH_PATH,
+        content_type="application/json",
+        headers=None,
+        note="",
+    ):
         send = {"kind": "http", "method": method, "path": path}
         if content_type is not None:
             send["content_type"] = content_type
@@ -190,8 +217,9 @@ def cases():
         c.append({"name": name, "category": category, "file": data, "send": send, "expect": expect, "note": note})
 
     def raw_case(name, category, data, expect, note=""):
-        c.append({"name": name, "category": category, "file": data, "send": {"kind": "raw"}, "expect": expect,
-                  "note": note})
+        c.append(
+            {"name": name, "category": category, "file": data, "send": {"kind": "raw"}, "expect": expect, "note": note}
+        )
 
     failed = lambda *words: {"status": 202, "job_file": "failed", "error_contains": list(words)}  # noqa: E731
     indexed = {"status": 202, "job_file": "indexed"}
@@ -201,60 +229,147 @@ def cases():
     good = text_page_pdf()
     upload("pdf_zero_bytes", "broken_pdf", b"", "empty.pdf", failed("PDF"))
     upload("pdf_header_only", "broken_pdf", b"%PDF-1.7\n", "header-only.pdf", failed("PDF"))
-    upload("pdf_truncated_half", "broken_pdf", good[:len(good) // 2], "truncated.pdf", failed("PDF"))
-    upload("pdf_truncated_no_trailer", "broken_pdf", good[:good.rfind(b"xref")], "no-trailer.pdf", indexed,
-           note="cut before the xref table: poppler reconstructs it and the text is recovered")
-    upload("pdf_not_a_pdf", "broken_pdf", b"<html><body>I am HTML wearing a .pdf name</body></html>", "html.pdf",
-           failed("not a PDF"))
-    upload("pdf_random_bytes", "broken_pdf", b"%PDF-1.4\n" + bytes((i * 7919 + 13) % 256 for i in range(4096)),
-           "random.pdf", failed("PDF"))
+    upload("pdf_truncated_half", "broken_pdf", good[: len(good) // 2], "truncated.pdf", failed("PDF"))
+    upload(
+        "pdf_truncated_no_trailer",
+        "broken_pdf",
+        good[: good.rfind(b"xref")],
+        "no-trailer.pdf",
+        indexed,
+        note="cut before the xref table: poppler reconstructs it and the text is recovered",
+    )
+    upload(
+        "pdf_not_a_pdf",
+        "broken_pdf",
+        b"<html><body>I am HTML wearing a .pdf name</body></html>",
+        "html.pdf",
+        failed("not a PDF"),
+    )
+    upload(
+        "pdf_random_bytes",
+        "broken_pdf",
+        b"%PDF-1.4\n" + bytes((i * 7919 + 13) % 256 for i in range(4096)),
+        "random.pdf",
+        failed("PDF"),
+    )
     bad_xref = bytearray(good)
     at = bad_xref.find(b"xref\n0 6\n") + len(b"xref\n0 6\n")
-    bad_xref[at:at + 20 * 6] = b"9999999999 00000 n \n" * 6
-    upload("pdf_bad_xref_offsets", "broken_pdf", bytes(bad_xref), "bad-xref.pdf", indexed,
-           note="poppler rebuilds the xref by scanning: the text is recovered and indexed")
-    upload("pdf_no_pages", "broken_pdf", pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]),
-           "no-pages.pdf", failed("PDF"))
-    upload("pdf_page_tree_loop", "broken_pdf", pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
-        b"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>",
-    ]), "page-loop.pdf", failed("no text"))
-    upload("pdf_claims_billion_pages", "broken_pdf", pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1000000000 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
-    ]), "billion-pages.pdf", failed())
-    upload("pdf_image_only", "broken_pdf", pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>",
-        stream(b"q 100 0 0 100 72 600 cm /Im1 Do Q"),
-        stream(bytes(range(256)) * 3 + bytes(16), b"/Type /XObject /Subtype /Image /Width 28 /Height 28 /ColorSpace /DeviceGray /BitsPerComponent 8 "),
-    ]), "scan.pdf", failed("no text"))
-    upload("pdf_corrupt_flate_stream", "broken_pdf", pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-        stream(b"\x78\x9c" + b"\xff" * 200, b"/Filter /FlateDecode "),
-    ]), "bad-flate.pdf", failed())
-    upload("pdf_deeply_nested_arrays", "broken_pdf", pdf([
-        b"<< /Type /Catalog /Pages 2 0 R /Deep " + b"[" * 100000 + b"] >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
-    ]), "deep-arrays.pdf", failed())
-    upload("pdf_deeply_nested_content", "broken_pdf", pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-        stream(b"q " * 50000 + b"[" * 50000 + b" BT (x) Tj ET"),
-    ]), "deep-content.pdf", failed())
-    upload("pdf_bomb_flate", "broken_pdf", pdf([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
-        stream(zlib.compress(b" " * (200 * 1024 * 1024), 9), b"/Filter /FlateDecode "),
-    ]), "flate-bomb.pdf", failed(), note="a 200 MiB content stream of spaces in ~200 kB: no text")
+    bad_xref[at : at + 20 * 6] = b"9999999999 00000 n \n" * 6
+    upload(
+        "pdf_bad_xref_offsets",
+        "broken_pdf",
+        bytes(bad_xref),
+        "bad-xref.pdf",
+        indexed,
+        note="poppler rebuilds the xref by scanning: the text is recovered and indexed",
+    )
+    upload(
+        "pdf_no_pages",
+        "broken_pdf",
+        pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]),
+        "no-pages.pdf",
+        failed("PDF"),
+    )
+    upload(
+        "pdf_page_tree_loop",
+        "broken_pdf",
+        pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
+                b"<< /Type /Pages /Parent 2 0 R /Kids [2 0 R] /Count 1 >>",
+            ]
+        ),
+        "page-loop.pdf",
+        failed("no text"),
+    )
+    upload(
+        "pdf_claims_billion_pages",
+        "broken_pdf",
+        pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1000000000 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+            ]
+        ),
+        "billion-pages.pdf",
+        failed(),
+    )
+    upload(
+        "pdf_image_only",
+        "broken_pdf",
+        pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /XObject << /Im1 5 0 R >> >> >>",
+                stream(b"q 100 0 0 100 72 600 cm /Im1 Do Q"),
+                stream(
+                    bytes(range(256)) * 3 + bytes(16),
+                    b"/Type /XObject /Subtype /Image /Width 28 /Height 28 /ColorSpace /DeviceGray /BitsPerComponent 8 ",
+                ),
+            ]
+        ),
+        "scan.pdf",
+        failed("no text"),
+    )
+    upload(
+        "pdf_corrupt_flate_stream",
+        "broken_pdf",
+        pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+                stream(b"\x78\x9c" + b"\xff" * 200, b"/Filter /FlateDecode "),
+            ]
+        ),
+        "bad-flate.pdf",
+        failed(),
+    )
+    upload(
+        "pdf_deeply_nested_arrays",
+        "broken_pdf",
+        pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R /Deep " + b"[" * 100000 + b"] >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+            ]
+        ),
+        "deep-arrays.pdf",
+        failed(),
+    )
+    upload(
+        "pdf_deeply_nested_content",
+        "broken_pdf",
+        pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+                stream(b"q " * 50000 + b"[" * 50000 + b" BT (x) Tj ET"),
+            ]
+        ),
+        "deep-content.pdf",
+        failed(),
+    )
+    upload(
+        "pdf_bomb_flate",
+        "broken_pdf",
+        pdf(
+            [
+                b"<< /Type /Catalog /Pages 2 0 R >>",
+                b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+                stream(zlib.compress(b" " * (200 * 1024 * 1024), 9), b"/Filter /FlateDecode "),
+            ]
+        ),
+        "flate-bomb.pdf",
+        failed(),
+        note="a 200 MiB content stream of spaces in ~200 kB: no text",
+    )
     # encrypted: made with qpdf from the good PDF (user password "secret")
     upload("pdf_encrypted", "broken_pdf", ("qpdf-encrypt", good), "encrypted.pdf", failed("encrypted"))
 
@@ -262,222 +377,629 @@ def cases():
     upload("docx_zero_bytes", "broken_docx", b"", "empty.docx", failed("DOCX"))
     upload("docx_not_a_zip", "broken_docx", b"just some text with a .docx name\n", "text.docx", failed("DOCX"))
     gd = good_docx()
-    upload("docx_truncated", "broken_docx", gd[:len(gd) // 2], "truncated.docx", failed("DOCX"))
-    upload("docx_no_document_xml", "broken_docx", docx({"[Content_Types].xml": CONTENT_TYPES, "word/other.xml": b"<x/>"}),
-           "no-document.docx", failed("word/document.xml"))
-    upload("docx_malformed_xml", "broken_docx", docx({"word/document.xml": b"<w:document " + W + b"><w:body><w:p>"}),
-           "malformed.docx", failed("XML"))
-    upload("docx_deeply_nested_xml", "broken_docx",
-           docx({"word/document.xml": document_xml(b"<w:p>" * 100000 + b"</w:p>" * 100000)}),
-           "deep.docx", failed("deep"))
-    upload("docx_billion_laughs", "broken_docx", docx({"word/document.xml":
-           b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
-           + b"".join(b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10) for i in range(1, 10))
-           + b"]><w:document " + W + b"><w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>"}),
-           "laughs.docx", failed())
-    upload("docx_external_entity", "broken_docx", docx({"word/document.xml":
-           b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><w:document ' + W
-           + b"><w:body><w:p><w:r><w:t>&xxe;</w:t></w:r></w:p></w:body></w:document>"}),
-           "xxe.docx", failed(), note="the entity must not be expanded: /etc/passwd never reaches the index")
-    upload("docx_bomb_declared_size", "broken_docx", patch_zip_sizes(gd, "word/document.xml", 0xFFFFFFF0),
-           "declared-4gib.docx", failed())
-    upload("docx_bomb_lying_small_size", "broken_docx",
-           patch_zip_sizes(docx({"word/document.xml": document_xml(paragraph(b"a" * (8 << 20)))}), "word/document.xml", 100),
-           "lying-size.docx", indexed,
-           note="the headers say 100 bytes; the entry inflates to 8 MiB, counted as it inflates (the limit holds)")
-    upload("docx_bomb_bzip2_600mib", "broken_docx",
-           docx({"[Content_Types].xml": CONTENT_TYPES,
-                 "word/document.xml": document_xml(paragraph(b"a")) + b" " * (600 << 20)}, zipfile.ZIP_BZIP2),
-           "bomb.docx", failed("max_decompressed_bytes"),
-           note="document.xml inflates to 600 MiB (over the 512 MiB limit) from a few kB of bzip2")
+    upload("docx_truncated", "broken_docx", gd[: len(gd) // 2], "truncated.docx", failed("DOCX"))
+    upload(
+        "docx_no_document_xml",
+        "broken_docx",
+        docx({"[Content_Types].xml": CONTENT_TYPES, "word/other.xml": b"<x/>"}),
+        "no-document.docx",
+        failed("word/document.xml"),
+    )
+    upload(
+        "docx_malformed_xml",
+        "broken_docx",
+        docx({"word/document.xml": b"<w:document " + W + b"><w:body><w:p>"}),
+        "malformed.docx",
+        failed("XML"),
+    )
+    upload(
+        "docx_deeply_nested_xml",
+        "broken_docx",
+        docx({"word/document.xml": document_xml(b"<w:p>" * 100000 + b"</w:p>" * 100000)}),
+        "deep.docx",
+        failed("deep"),
+    )
+    upload(
+        "docx_billion_laughs",
+        "broken_docx",
+        docx(
+            {
+                "word/document.xml": b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+                + b"".join(
+                    b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10)
+                    for i in range(1, 10)
+                )
+                + b"]><w:document "
+                + W
+                + b"><w:body><w:p><w:r><w:t>&lol9;</w:t></w:r></w:p></w:body></w:document>"
+            }
+        ),
+        "laughs.docx",
+        failed(),
+    )
+    upload(
+        "docx_external_entity",
+        "broken_docx",
+        docx(
+            {
+                "word/document.xml": b'<?xml version="1.0"?><!DOCTYPE d [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><w:document '
+                + W
+                + b"><w:body><w:p><w:r><w:t>&xxe;</w:t></w:r></w:p></w:body></w:document>"
+            }
+        ),
+        "xxe.docx",
+        failed(),
+        note="the entity must not be expanded: /etc/passwd never reaches the index",
+    )
+    upload(
+        "docx_bomb_declared_size",
+        "broken_docx",
+        patch_zip_sizes(gd, "word/document.xml", 0xFFFFFFF0),
+        "declared-4gib.docx",
+        failed(),
+    )
+    upload(
+        "docx_bomb_lying_small_size",
+        "broken_docx",
+        patch_zip_sizes(
+            docx({"word/document.xml": document_xml(paragraph(b"a" * (8 << 20)))}), "word/document.xml", 100
+        ),
+        "lying-size.docx",
+        indexed,
+        note="the headers say 100 bytes; the entry inflates to 8 MiB, counted as it inflates (the limit holds)",
+    )
+    upload(
+        "docx_bomb_bzip2_600mib",
+        "broken_docx",
+        docx(
+            {
+                "[Content_Types].xml": CONTENT_TYPES,
+                "word/document.xml": document_xml(paragraph(b"a")) + b" " * (600 << 20),
+            },
+            zipfile.ZIP_BZIP2,
+        ),
+        "bomb.docx",
+        failed("max_decompressed_bytes"),
+        note="document.xml inflates to 600 MiB (over the 512 MiB limit) from a few kB of bzip2",
+    )
     upload("docx_encrypted_zip", "broken_docx", ("zip-encrypted", None), "encrypted.docx", failed("DOCX"))
 
     # --- Invalid UTF-8 and other odd text ------------------------------------------------------
     latin1 = "Caf\xe9 cr\xe8me: na\xefve r\xe9sum\xe9s about lighthouse keepers.\n".encode("latin-1")
-    upload("txt_invalid_utf8_latin1", "invalid_utf8", latin1 * 4, "latin1.txt", indexed,
-           note="not UTF-8: read as Latin-1 (documented fallback), so a legacy file still loads")
-    upload("txt_invalid_utf8_random", "invalid_utf8", bytes((i * 131 + 7) % 256 for i in range(8192)), "random.txt",
-           indexed, note="binary garbage read as Latin-1")
-    upload("txt_overlong_and_surrogates", "invalid_utf8",
-           b"overlong \xc0\xaf slash, surrogate \xed\xa0\x80 half, truncated \xe2\x82 euro, lighthouse text\n",
-           "surrogates.txt", indexed)
-    upload("txt_utf16_with_bom", "invalid_utf8", "\ufeffA UTF-16 file about lighthouses.\n".encode("utf-16-le"),
-           "utf16.txt", indexed)
+    upload(
+        "txt_invalid_utf8_latin1",
+        "invalid_utf8",
+        latin1 * 4,
+        "latin1.txt",
+        indexed,
+        note="not UTF-8: read as Latin-1 (documented fallback), so a legacy file still loads",
+    )
+    upload(
+        "txt_invalid_utf8_random",
+        "invalid_utf8",
+        bytes((i * 131 + 7) % 256 for i in range(8192)),
+        "random.txt",
+        indexed,
+        note="binary garbage read as Latin-1",
+    )
+    upload(
+        "txt_overlong_and_surrogates",
+        "invalid_utf8",
+        b"overlong \xc0\xaf slash, surrogate \xed\xa0\x80 half, truncated \xe2\x82 euro, lighthouse text\n",
+        "surrogates.txt",
+        indexed,
+    )
+    upload(
+        "txt_utf16_with_bom",
+        "invalid_utf8",
+        "\ufeffA UTF-16 file about lighthouses.\n".encode("utf-16-le"),
+        "utf16.txt",
+        indexed,
+    )
     upload("txt_nul_bytes", "invalid_utf8", b"\x00" * 4096, "nul.txt", failed("no text"))
     upload("txt_empty", "invalid_utf8", b"", "empty.txt", failed("no text"))
     upload("txt_whitespace_only", "invalid_utf8", b" \n\t\r\n" * 1000, "blank.txt", failed("no text"))
-    upload("md_invalid_utf8", "invalid_utf8", b"# Caf\xe9\n\nSome \xff\xfe broken bytes in Markdown about quokkas.\n",
-           "broken.md", indexed)
-    upload("html_invalid_utf8", "invalid_utf8",
-           b'<html><head><meta charset="utf-8"><title>T\xff</title></head><body><p>Bytes \xc3\x28 and \xa0 here about quokkas.</p></body></html>',
-           "broken.html", indexed)
-    http("json_invalid_utf8_in_string", "invalid_utf8", b'{"collection": "faq", "query": "caf\xe9 \xff"}',
-         error(400, "invalid_request", "JSON"))
-    http("json_lone_surrogate_escape", "invalid_utf8", b'{"collection": "faq", "query": "\\ud800 lighthouse"}',
-         error(400, "invalid_request", "JSON"))
-    http("json_utf8_bom", "invalid_utf8", b"\xef\xbb\xbf" + search_body(), {"status": 200},
-         note="a UTF-8 byte order mark before the JSON is skipped")
-    http("json_nul_escape_in_query", "invalid_utf8", b'{"collection": "faq", "query": "light\\u0000house", "k": 3}',
-         {"status": 200}, note="a NUL inside a JSON string is just a character: searched")
+    upload(
+        "md_invalid_utf8",
+        "invalid_utf8",
+        b"# Caf\xe9\n\nSome \xff\xfe broken bytes in Markdown about quokkas.\n",
+        "broken.md",
+        indexed,
+    )
+    upload(
+        "html_invalid_utf8",
+        "invalid_utf8",
+        b'<html><head><meta charset="utf-8"><title>T\xff</title></head><body><p>Bytes \xc3\x28 and \xa0 here about quokkas.</p></body></html>',
+        "broken.html",
+        indexed,
+    )
+    http(
+        "json_invalid_utf8_in_string",
+        "invalid_utf8",
+        b'{"collection": "faq", "query": "caf\xe9 \xff"}',
+        error(400, "invalid_request", "JSON"),
+    )
+    http(
+        "json_lone_surrogate_escape",
+        "invalid_utf8",
+        b'{"collection": "faq", "query": "\\ud800 lighthouse"}',
+        error(400, "invalid_request", "JSON"),
+    )
+    http(
+        "json_utf8_bom",
+        "invalid_utf8",
+        b"\xef\xbb\xbf" + search_body(),
+        {"status": 200},
+        note="a UTF-8 byte order mark before the JSON is skipped",
+    )
+    http(
+        "json_nul_escape_in_query",
+        "invalid_utf8",
+        b'{"collection": "faq", "query": "light\\u0000house", "k": 3}',
+        {"status": 200},
+        note="a NUL inside a JSON string is just a character: searched",
+    )
 
     # --- Huge single lines ---------------------------------------------------------------------
     upload("txt_huge_line_words", "huge_line", huge_line_words(), "one-line.txt", indexed, content_type="text/plain")
-    upload("txt_huge_line_one_word", "huge_line", huge_line_one_word(), "one-word.txt", indexed, content_type="text/plain")
+    upload(
+        "txt_huge_line_one_word", "huge_line", huge_line_one_word(), "one-word.txt", indexed, content_type="text/plain"
+    )
     upload("html_huge_line", "huge_line", huge_line_html(), "one-line.html", indexed, content_type="text/html")
-    upload("md_huge_line_emphasis", "huge_line", b"*a **b " * 20000 + b"\n", "emphasis.md", indexed,
-           note="40k unclosed emphasis openers on one line")
-    upload("md_huge_line_brackets", "huge_line", b"[" * 20000 + b"x" + b"]" * 20000 + b"(y)\n", "brackets.md", indexed,
-           note="at 200k brackets this found a quadratic link scan (minutes on the one ingest thread); link text is now looked for within 4 kB. Kept at 20k: every bracket is a token, and embedding 200k of them takes minutes on two cores")
+    upload(
+        "md_huge_line_emphasis",
+        "huge_line",
+        b"*a **b " * 20000 + b"\n",
+        "emphasis.md",
+        indexed,
+        note="40k unclosed emphasis openers on one line",
+    )
+    upload(
+        "md_huge_line_brackets",
+        "huge_line",
+        b"[" * 20000 + b"x" + b"]" * 20000 + b"(y)\n",
+        "brackets.md",
+        indexed,
+        note="at 200k brackets this found a quadratic link scan (minutes on the one ingest thread); link text is now looked for within 4 kB. Kept at 20k: every bracket is a token, and embedding 200k of them takes minutes on two cores",
+    )
     upload("md_huge_line_open_brackets", "huge_line", b"[" * 20000 + b" quokka\n", "open-brackets.md", indexed)
-    upload("md_huge_line_angles", "huge_line", b"<" * 20000 + b" quokka\n", "angles.md", indexed,
-           note="each '<' looked for its '>' to the end of the line (quadratic); now stops at the next '<'")
-    upload("md_huge_line_ampersands", "huge_line", b"&" * 20000 + b" quokka\n", "ampersands.md", indexed,
-           note="each '&' looked for its ';' to the end of the line (quadratic); now within 34 bytes")
-    http("json_huge_query_line", "huge_line", json.dumps({"collection": "faq", "query": "lighthouse " * 200000, "k": 3}).encode(),
-         error(413, "payload_too_large", "limit"),
-         note="a 2 MB query: a JSON body over --max-json-bytes (1 MiB) is refused before it is read")
+    upload(
+        "md_huge_line_angles",
+        "huge_line",
+        b"<" * 20000 + b" quokka\n",
+        "angles.md",
+        indexed,
+        note="each '<' looked for its '>' to the end of the line (quadratic); now stops at the next '<'",
+    )
+    upload(
+        "md_huge_line_ampersands",
+        "huge_line",
+        b"&" * 20000 + b" quokka\n",
+        "ampersands.md",
+        indexed,
+        note="each '&' looked for its ';' to the end of the line (quadratic); now within 34 bytes",
+    )
+    http(
+        "json_huge_query_line",
+        "huge_line",
+        json.dumps({"collection": "faq", "query": "lighthouse " * 200000, "k": 3}).encode(),
+        error(413, "payload_too_large", "limit"),
+        note="a 2 MB query: a JSON body over --max-json-bytes (1 MiB) is refused before it is read",
+    )
 
     # --- Deeply nested HTML, Markdown and JSON -------------------------------------------------
-    upload("html_nested_100k_divs", "deep_nesting", b"<html><body>" + b"<div>" * 100000 + b"text" + b"</div>" * 100000
-           + b"</body></html>", "divs.html", failed("max_depth"))
-    upload("html_unclosed_100k_tags", "deep_nesting", b"<html><body>" + b"<b><i><span>" * 35000 + b"text", "unclosed.html",
-           failed("max_depth"))
+    upload(
+        "html_nested_100k_divs",
+        "deep_nesting",
+        b"<html><body>" + b"<div>" * 100000 + b"text" + b"</div>" * 100000 + b"</body></html>",
+        "divs.html",
+        failed("max_depth"),
+    )
+    upload(
+        "html_unclosed_100k_tags",
+        "deep_nesting",
+        b"<html><body>" + b"<b><i><span>" * 35000 + b"text",
+        "unclosed.html",
+        failed("max_depth"),
+    )
     upload("md_nested_blockquotes", "deep_nesting", b">" * 100000 + b" quote about quokkas\n", "quotes.md", indexed)
-    upload("md_nested_lists", "deep_nesting", b"".join(b"  " * i + b"- item\n" for i in range(3000)), "lists.md", indexed)
-    http("json_nested_100k_arrays", "deep_nesting", b"[" * 100000 + b"]" * 100000, error(400, "invalid_request", "nested"))
-    http("json_nested_100k_objects", "deep_nesting", b'{"a":' * 100000 + b"1" + b"}" * 100000,
-         error(400, "invalid_request"))
-    http("json_nested_in_filters", "deep_nesting",
-         b'{"collection": "faq", "query": "x", "filters": ' + b"[" * 100000 + b"]" * 100000 + b"}",
-         error(400, "invalid_request", "nested"))
+    upload(
+        "md_nested_lists", "deep_nesting", b"".join(b"  " * i + b"- item\n" for i in range(3000)), "lists.md", indexed
+    )
+    http(
+        "json_nested_100k_arrays",
+        "deep_nesting",
+        b"[" * 100000 + b"]" * 100000,
+        error(400, "invalid_request", "nested"),
+    )
+    http(
+        "json_nested_100k_objects",
+        "deep_nesting",
+        b'{"a":' * 100000 + b"1" + b"}" * 100000,
+        error(400, "invalid_request"),
+    )
+    http(
+        "json_nested_in_filters",
+        "deep_nesting",
+        b'{"collection": "faq", "query": "x", "filters": ' + b"[" * 100000 + b"]" * 100000 + b"}",
+        error(400, "invalid_request", "nested"),
+    )
     http("json_unclosed_100k_arrays", "deep_nesting", b"[" * 100000, error(400, "invalid_request", "JSON"))
-    http("json_nested_embeddings_input", "deep_nesting", b'{"input": ' + b"[" * 50000 + b"]" * 50000 + b"}",
-         error(400, "invalid_request"), path="/v1/embeddings")
+    http(
+        "json_nested_embeddings_input",
+        "deep_nesting",
+        b'{"input": ' + b"[" * 50000 + b"]" * 50000 + b"}",
+        error(400, "invalid_request"),
+        path="/v1/embeddings",
+    )
 
     # --- Malformed JSON bodies -----------------------------------------------------------------
     http("json_truncated", "bad_json", search_body()[:20], error(400, "invalid_request", "JSON"))
     http("json_empty_body", "bad_json", b"", error(400, "invalid_request"))
     http("json_top_level_array", "bad_json", b'["faq", "lighthouse"]', error(400, "invalid_request", "object"))
-    http("json_number_overflow", "bad_json", b'{"collection": "faq", "query": "x", "k": 1e999}', error(400, "invalid_request"))
-    http("json_huge_integer", "bad_json", b'{"collection": "faq", "query": "x", "k": 99999999999999999999999}',
-         error(400, "invalid_request", "k"))
-    http("json_collection_traversal", "path_traversal", b'{"name": "../../etc"}', error(400, "invalid_request"),
-         path="/v1/collections")
+    http(
+        "json_number_overflow",
+        "bad_json",
+        b'{"collection": "faq", "query": "x", "k": 1e999}',
+        error(400, "invalid_request"),
+    )
+    http(
+        "json_huge_integer",
+        "bad_json",
+        b'{"collection": "faq", "query": "x", "k": 99999999999999999999999}',
+        error(400, "invalid_request", "k"),
+    )
+    http(
+        "json_collection_traversal",
+        "path_traversal",
+        b'{"name": "../../etc"}',
+        error(400, "invalid_request"),
+        path="/v1/collections",
+    )
 
     # --- Wrong content types -------------------------------------------------------------------
-    http("ct_multipart_to_json_endpoint", "content_type", search_body(),
-         error(415, "unsupported_media_type"), content_type="multipart/form-data; boundary=x")
-    http("ct_text_plain_not_json", "content_type", b"lighthouse quokka", error(415, "unsupported_media_type", "application/json"),
-         content_type="text/plain")
-    http("ct_text_plain_with_json", "content_type", search_body(), error(415, "unsupported_media_type", "application/json"),
-         content_type="text/plain",
-         note="a web page may post text/plain anywhere without a CORS preflight: only declared JSON is read")
+    http(
+        "ct_multipart_to_json_endpoint",
+        "content_type",
+        search_body(),
+        error(415, "unsupported_media_type"),
+        content_type="multipart/form-data; boundary=x",
+    )
+    http(
+        "ct_text_plain_not_json",
+        "content_type",
+        b"lighthouse quokka",
+        error(415, "unsupported_media_type", "application/json"),
+        content_type="text/plain",
+    )
+    http(
+        "ct_text_plain_with_json",
+        "content_type",
+        search_body(),
+        error(415, "unsupported_media_type", "application/json"),
+        content_type="text/plain",
+        note="a web page may post text/plain anywhere without a CORS preflight: only declared JSON is read",
+    )
     upload_body = multipart([(b'Content-Disposition: form-data; name="files"; filename="a.txt"', GOOD_TEXT.encode())])
-    http("ct_upload_as_json", "content_type", b'{"files": ["a.txt"]}', error(415, "unsupported_media_type", "multipart"),
-         path=UPLOAD_PATH)
-    http("ct_upload_without_content_type", "content_type", upload_body, error(415, "unsupported_media_type"),
-         path=UPLOAD_PATH, content_type=None)
-    http("ct_multipart_without_boundary", "content_type", upload_body, error(415, "unsupported_media_type"),
-         path=UPLOAD_PATH, content_type="multipart/form-data")
-    http("ct_multipart_boundary_too_long", "content_type", upload_body, error(415, "unsupported_media_type"),
-         path=UPLOAD_PATH, content_type="multipart/form-data; boundary=" + "b" * 300)
-    http("ct_urlencoded_upload", "content_type", b"files=a.txt", error(415, "unsupported_media_type"), path=UPLOAD_PATH,
-         content_type="application/x-www-form-urlencoded")
+    http(
+        "ct_upload_as_json",
+        "content_type",
+        b'{"files": ["a.txt"]}',
+        error(415, "unsupported_media_type", "multipart"),
+        path=UPLOAD_PATH,
+    )
+    http(
+        "ct_upload_without_content_type",
+        "content_type",
+        upload_body,
+        error(415, "unsupported_media_type"),
+        path=UPLOAD_PATH,
+        content_type=None,
+    )
+    http(
+        "ct_multipart_without_boundary",
+        "content_type",
+        upload_body,
+        error(415, "unsupported_media_type"),
+        path=UPLOAD_PATH,
+        content_type="multipart/form-data",
+    )
+    http(
+        "ct_multipart_boundary_too_long",
+        "content_type",
+        upload_body,
+        error(415, "unsupported_media_type"),
+        path=UPLOAD_PATH,
+        content_type="multipart/form-data; boundary=" + "b" * 300,
+    )
+    http(
+        "ct_urlencoded_upload",
+        "content_type",
+        b"files=a.txt",
+        error(415, "unsupported_media_type"),
+        path=UPLOAD_PATH,
+        content_type="application/x-www-form-urlencoded",
+    )
     mp = "multipart/form-data; boundary=kotae-bad-input-boundary"
-    http("multipart_wrong_boundary", "content_type", upload_body, error(400, "invalid_request", "multipart"),
-         path=UPLOAD_PATH, content_type="multipart/form-data; boundary=other")
-    http("multipart_no_closing_boundary", "content_type", upload_body[:upload_body.rfind(b"\r\n--")],
-         error(400, "invalid_request", "multipart"), path=UPLOAD_PATH, content_type=mp)
-    http("multipart_no_blank_line", "content_type",
-         b'--kotae-bad-input-boundary\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nabc',
-         error(400, "invalid_request", "multipart"), path=UPLOAD_PATH, content_type=mp)
-    http("multipart_header_without_colon", "content_type",
-         multipart([(b"this is not a header", b"abc")]), error(400, "invalid_request", "multipart"), path=UPLOAD_PATH,
-         content_type=mp)
-    http("multipart_no_files", "content_type", multipart([(b'Content-Disposition: form-data; name="note"', b"hello")]),
-         error(400, "invalid_request", "no files"), path=UPLOAD_PATH, content_type=mp)
-    http("multipart_empty_body", "content_type", b"", error(400, "invalid_request", "multipart"), path=UPLOAD_PATH,
-         content_type=mp)
+    http(
+        "multipart_wrong_boundary",
+        "content_type",
+        upload_body,
+        error(400, "invalid_request", "multipart"),
+        path=UPLOAD_PATH,
+        content_type="multipart/form-data; boundary=other",
+    )
+    http(
+        "multipart_no_closing_boundary",
+        "content_type",
+        upload_body[: upload_body.rfind(b"\r\n--")],
+        error(400, "invalid_request", "multipart"),
+        path=UPLOAD_PATH,
+        content_type=mp,
+    )
+    http(
+        "multipart_no_blank_line",
+        "content_type",
+        b'--kotae-bad-input-boundary\r\nContent-Disposition: form-data; name="files"; filename="a.txt"\r\nabc',
+        error(400, "invalid_request", "multipart"),
+        path=UPLOAD_PATH,
+        content_type=mp,
+    )
+    http(
+        "multipart_header_without_colon",
+        "content_type",
+        multipart([(b"this is not a header", b"abc")]),
+        error(400, "invalid_request", "multipart"),
+        path=UPLOAD_PATH,
+        content_type=mp,
+    )
+    http(
+        "multipart_no_files",
+        "content_type",
+        multipart([(b'Content-Disposition: form-data; name="note"', b"hello")]),
+        error(400, "invalid_request", "no files"),
+        path=UPLOAD_PATH,
+        content_type=mp,
+    )
+    http(
+        "multipart_empty_body",
+        "content_type",
+        b"",
+        error(400, "invalid_request", "multipart"),
+        path=UPLOAD_PATH,
+        content_type=mp,
+    )
 
     # --- Path-traversal and odd file names -----------------------------------------------------
     body = GOOD_TEXT.encode()
-    upload("name_dotdot_etc_passwd", "path_traversal", body, "../../etc/passwd.txt", error(400, "invalid_request", "climbs"))
-    upload("name_dotdot_backslash", "path_traversal", body, "..\\..\\windows\\evil.txt", error(400, "invalid_request", "climbs"))
-    upload("name_dotdot_in_middle", "path_traversal", body, "docs/../../evil.txt", error(400, "invalid_request", "climbs"))
-    upload("name_absolute_path", "path_traversal", body, "/tmp/kotae-bad-input-absolute.txt",
-           dict(indexed, stored_as="kotae-bad-input-absolute.txt"),
-           note="a client's full path keeps its last component: stored as kotae-bad-input-absolute.txt in the collection")
-    upload("name_windows_path", "path_traversal", body, "C:\\Users\\me\\kotae-bad-input-windows.txt",
-           dict(indexed, stored_as="kotae-bad-input-windows.txt"),
-           note="stored as kotae-bad-input-windows.txt")
+    upload(
+        "name_dotdot_etc_passwd",
+        "path_traversal",
+        body,
+        "../../etc/passwd.txt",
+        error(400, "invalid_request", "climbs"),
+    )
+    upload(
+        "name_dotdot_backslash",
+        "path_traversal",
+        body,
+        "..\\..\\windows\\evil.txt",
+        error(400, "invalid_request", "climbs"),
+    )
+    upload(
+        "name_dotdot_in_middle", "path_traversal", body, "docs/../../evil.txt", error(400, "invalid_request", "climbs")
+    )
+    upload(
+        "name_absolute_path",
+        "path_traversal",
+        body,
+        "/tmp/kotae-bad-input-absolute.txt",
+        dict(indexed, stored_as="kotae-bad-input-absolute.txt"),
+        note="a client's full path keeps its last component: stored as kotae-bad-input-absolute.txt in the collection",
+    )
+    upload(
+        "name_windows_path",
+        "path_traversal",
+        body,
+        "C:\\Users\\me\\kotae-bad-input-windows.txt",
+        dict(indexed, stored_as="kotae-bad-input-windows.txt"),
+        note="stored as kotae-bad-input-windows.txt",
+    )
     upload("name_dot_dot_only", "path_traversal", body, "..", error(400, "invalid_request"))
     upload("name_hidden", "path_traversal", body, ".hidden.txt", error(400, "invalid_request", "hidden"))
     upload("name_nul_byte", "path_traversal", body, "evil\u0000.txt", error(400, "invalid_request", "control"))
     upload("name_newline", "path_traversal", body, "evil\nname.txt", error(400, "invalid_request", "control"))
     upload("name_too_long", "path_traversal", body, "a" * 300 + ".txt", error(400, "invalid_request", "255"))
     upload("name_trailing_slash", "path_traversal", body, "folder/", error(400, "invalid_request", "empty"))
-    upload("name_percent_encoded_dotdot", "path_traversal", body, "%2e%2e%2fkotae-bad-input-pct.txt", indexed,
-           note="never percent-decoded: a harmless literal name")
+    upload(
+        "name_percent_encoded_dotdot",
+        "path_traversal",
+        body,
+        "%2e%2e%2fkotae-bad-input-pct.txt",
+        indexed,
+        note="never percent-decoded: a harmless literal name",
+    )
     upload("name_unknown_extension", "path_traversal", b"MZ\x90\x00", "setup.exe", error(415, "unsupported_file_type"))
     upload("name_no_extension", "path_traversal", body, "README", error(415, "unsupported_file_type"))
     upload("name_rtl_override", "path_traversal", body, "invoice\u202etxt.exe", error(415, "unsupported_file_type"))
-    upload("name_empty", "path_traversal", body, "", error(400, "invalid_request", "no files"),
-           note="an empty filename is a plain form field: the form holds no files")
-    http("name_twice_in_one_form", "path_traversal",
-         multipart([(b'Content-Disposition: form-data; name="files"; filename="twice.txt"', body)] * 2),
-         error(400, "invalid_request", "twice"), path=UPLOAD_PATH, content_type=mp)
-    http("collection_path_traversal", "path_traversal", b"", error(404, "not_found"), method="GET",
-         path="/v1/collections/..%2F..%2Fetc/documents", content_type=None)
+    upload(
+        "name_empty",
+        "path_traversal",
+        body,
+        "",
+        error(400, "invalid_request", "no files"),
+        note="an empty filename is a plain form field: the form holds no files",
+    )
+    http(
+        "name_twice_in_one_form",
+        "path_traversal",
+        multipart([(b'Content-Disposition: form-data; name="files"; filename="twice.txt"', body)] * 2),
+        error(400, "invalid_request", "twice"),
+        path=UPLOAD_PATH,
+        content_type=mp,
+    )
+    http(
+        "collection_path_traversal",
+        "path_traversal",
+        b"",
+        error(404, "not_found"),
+        method="GET",
+        path="/v1/collections/..%2F..%2Fetc/documents",
+        content_type=None,
+    )
 
     # --- Oversized and truncated HTTP requests -------------------------------------------------
-    raw_case("http_content_length_over_limit", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Content-Length", "100000000")]),
-        error(413, "payload_too_large"))
-    raw_case("http_expect_continue_over_limit", "http", raw("POST /v1/collections/bad/documents HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Type", mp), ("Content-Length", "1000000000"), ("Expect", "100-continue")]),
-        error(413, "payload_too_large"))
-    raw_case("http_chunked_body_over_limit", "http", chunked_body_over_limit(), error(413, "payload_too_large"),
-             note="70 MiB sent in chunks")
-    raw_case("http_header_over_limit", "http", raw("GET /healthz HTTP/1.1", [("Host", "127.0.0.1"), ("X-Big", "a" * 70000)]),
-             error(431, "headers_too_large"))
-    raw_case("http_many_headers", "http",
-             raw("GET /healthz HTTP/1.1", [("Host", "127.0.0.1")] + [("X-H%d" % i, "v") for i in range(10000)]),
-             error(431, "headers_too_large"))
-    raw_case("http_url_over_limit", "http", raw("GET /v1/collections/" + "a" * 70000 + " HTTP/1.1", [("Host", "127.0.0.1")]),
-             error(431, "headers_too_large"))
-    raw_case("http_body_shorter_than_content_length", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Content-Length", "1000")], search_body()),
-        error(400, "bad_request"), note="the client closes its side after a short body")
-    raw_case("http_truncated_headers", "http", b"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le",
-             error(400, "bad_request"), note="the client closes its side in the middle of the headers")
+    raw_case(
+        "http_content_length_over_limit",
+        "http",
+        raw(
+            "POST /v1/search HTTP/1.1",
+            [("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Content-Length", "100000000")],
+        ),
+        error(413, "payload_too_large"),
+    )
+    raw_case(
+        "http_expect_continue_over_limit",
+        "http",
+        raw(
+            "POST /v1/collections/bad/documents HTTP/1.1",
+            [("Host", "127.0.0.1"), ("Content-Type", mp), ("Content-Length", "1000000000"), ("Expect", "100-continue")],
+        ),
+        error(413, "payload_too_large"),
+    )
+    raw_case(
+        "http_chunked_body_over_limit",
+        "http",
+        chunked_body_over_limit(),
+        error(413, "payload_too_large"),
+        note="70 MiB sent in chunks",
+    )
+    raw_case(
+        "http_header_over_limit",
+        "http",
+        raw("GET /healthz HTTP/1.1", [("Host", "127.0.0.1"), ("X-Big", "a" * 70000)]),
+        error(431, "headers_too_large"),
+    )
+    raw_case(
+        "http_many_headers",
+        "http",
+        raw("GET /healthz HTTP/1.1", [("Host", "127.0.0.1")] + [("X-H%d" % i, "v") for i in range(10000)]),
+        error(431, "headers_too_large"),
+    )
+    raw_case(
+        "http_url_over_limit",
+        "http",
+        raw("GET /v1/collections/" + "a" * 70000 + " HTTP/1.1", [("Host", "127.0.0.1")]),
+        error(431, "headers_too_large"),
+    )
+    raw_case(
+        "http_body_shorter_than_content_length",
+        "http",
+        raw(
+            "POST /v1/search HTTP/1.1",
+            [("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Content-Length", "1000")],
+            search_body(),
+        ),
+        error(400, "bad_request"),
+        note="the client closes its side after a short body",
+    )
+    raw_case(
+        "http_truncated_headers",
+        "http",
+        b"POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le",
+        error(400, "bad_request"),
+        note="the client closes its side in the middle of the headers",
+    )
     raw_case("http_truncated_request_line", "http", b"POST /v1/sea", error(400, "bad_request"))
-    raw_case("http_chunked_bad_size", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")], b"ZZZ\r\n{}\r\n0\r\n\r\n"),
-        error(400, "bad_request"))
-    raw_case("http_chunked_size_overflow", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
-        b"FFFFFFFFFFFFFFFFFFFF\r\n{}\r\n0\r\n\r\n"), error(400, "bad_request"))
-    raw_case("http_chunked_truncated", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")], b"40\r\n{\"collection\""),
-        error(400, "bad_request"))
-    raw_case("http_chunked_missing_crlf", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
-        b"2\r\n{}XX0\r\n\r\n"), error(400, "bad_request"))
-    raw_case("http_garbage_request_line", "http", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(range(64)) + b"\r\n\r\n",
-             error(400, "bad_request"), note="a TLS ClientHello sent to the plain-HTTP port")
+    raw_case(
+        "http_chunked_bad_size",
+        "http",
+        raw(
+            "POST /v1/search HTTP/1.1",
+            [("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+            b"ZZZ\r\n{}\r\n0\r\n\r\n",
+        ),
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_chunked_size_overflow",
+        "http",
+        raw(
+            "POST /v1/search HTTP/1.1",
+            [("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+            b"FFFFFFFFFFFFFFFFFFFF\r\n{}\r\n0\r\n\r\n",
+        ),
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_chunked_truncated",
+        "http",
+        raw(
+            "POST /v1/search HTTP/1.1",
+            [("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+            b'40\r\n{"collection"',
+        ),
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_chunked_missing_crlf",
+        "http",
+        raw(
+            "POST /v1/search HTTP/1.1",
+            [("Host", "127.0.0.1"), ("Content-Type", "application/json"), ("Transfer-Encoding", "chunked")],
+            b"2\r\n{}XX0\r\n\r\n",
+        ),
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_garbage_request_line",
+        "http",
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(range(64)) + b"\r\n\r\n",
+        error(400, "bad_request"),
+        note="a TLS ClientHello sent to the plain-HTTP port",
+    )
     raw_case("http_bad_version", "http", b"GET /healthz HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n", error(400, "bad_request"))
-    raw_case("http_content_length_not_a_number", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Length", "12abc")], b"{}"), error(400, "bad_request"))
-    raw_case("http_content_length_twice", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Length", "2"), ("Content-Length", "5")], b"{}"), error(400, "bad_request"))
-    raw_case("http_content_length_negative", "http", raw("POST /v1/search HTTP/1.1", [
-        ("Host", "127.0.0.1"), ("Content-Length", "-1")], b"{}"), error(400, "bad_request"))
-    raw_case("http_header_without_colon", "http", b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n",
-             error(400, "bad_request"))
-    raw_case("http_nul_in_path", "http", b"GET /v1/coll\x00ections HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", error(400, "bad_request"))
-    raw_case("http_bad_percent_escape", "http", b"GET /v1/collections/%zz% HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
-             error(400, "invalid_request", "collection name"))
-    raw_case("http_lf_only_line_endings", "http", b"GET /healthz HTTP/1.1\nHost: 127.0.0.1\n\n", error(400, "bad_request"))
+    raw_case(
+        "http_content_length_not_a_number",
+        "http",
+        raw("POST /v1/search HTTP/1.1", [("Host", "127.0.0.1"), ("Content-Length", "12abc")], b"{}"),
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_content_length_twice",
+        "http",
+        raw(
+            "POST /v1/search HTTP/1.1", [("Host", "127.0.0.1"), ("Content-Length", "2"), ("Content-Length", "5")], b"{}"
+        ),
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_content_length_negative",
+        "http",
+        raw("POST /v1/search HTTP/1.1", [("Host", "127.0.0.1"), ("Content-Length", "-1")], b"{}"),
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_header_without_colon",
+        "http",
+        b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n",
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_nul_in_path",
+        "http",
+        b"GET /v1/coll\x00ections HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        error(400, "bad_request"),
+    )
+    raw_case(
+        "http_bad_percent_escape",
+        "http",
+        b"GET /v1/collections/%zz% HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        error(400, "invalid_request", "collection name"),
+    )
+    raw_case(
+        "http_lf_only_line_endings", "http", b"GET /healthz HTTP/1.1\nHost: 127.0.0.1\n\n", error(400, "bad_request")
+    )
     return c
 
 
@@ -487,8 +1009,9 @@ def write_special(kind, data, path):
             source = os.path.join(tmp, "in.pdf")
             with open(source, "wb") as f:
                 f.write(data)
-            subprocess.run(["qpdf", "--static-id", "--encrypt", "secret", "owner", "256", "--", source, path],
-                           check=True)
+            subprocess.run(
+                ["qpdf", "--static-id", "--encrypt", "secret", "owner", "256", "--", source, path], check=True
+            )
     elif kind == "zip-encrypted":
         # A zip whose entries carry the "encrypted" flag (traditional PKWARE encryption, no password known).
         plain = bytearray(good_docx())
@@ -538,8 +1061,16 @@ def main():
     names = [m["name"] for m in manifest]
     assert len(names) == len(set(names)), "case names must be unique"
     with open(os.path.join(HERE, "cases.json"), "w") as f:
-        json.dump({"about": "Bad inputs for kotae serve; made by make_corpus.py, sent by tests/server/bad_inputs_test.py",
-                   "good_text": GOOD_TEXT, "cases": manifest}, f, indent=1, ensure_ascii=True)
+        json.dump(
+            {
+                "about": "Bad inputs for kotae serve; made by make_corpus.py, sent by tests/server/bad_inputs_test.py",
+                "good_text": GOOD_TEXT,
+                "cases": manifest,
+            },
+            f,
+            indent=1,
+            ensure_ascii=True,
+        )
         f.write("\n")
     total = sum(os.path.getsize(os.path.join(dp, fn)) for dp, _, fns in os.walk(FILES) for fn in fns)
     print(json.dumps({"cases": len(manifest), "gzipped": sum(1 for m in manifest if m.get("gzip")), "bytes": total}))

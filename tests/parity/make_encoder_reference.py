@@ -26,6 +26,7 @@ from tokenizers import Tokenizer
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import corpus  # noqa: E402
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts/python"))
 import kotae_paths  # noqa: E402
 
@@ -97,8 +98,12 @@ def main():
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     with open(tmp, "w", encoding="utf-8") as out:
-        header = {"kind": "header", "onnxruntime": ort.__version__, "max_length": embedders[MODELS[0]].max_length,
-                  "models": {name: {"onnx": str(e.onnx), "sha256": e.sha256()} for name, e in embedders.items()}}
+        header = {
+            "kind": "header",
+            "onnxruntime": ort.__version__,
+            "max_length": embedders[MODELS[0]].max_length,
+            "models": {name: {"onnx": str(e.onnx), "sha256": e.sha256()} for name, e in embedders.items()},
+        }
         out.write(json.dumps(header) + "\n")
         for i, (text, source) in enumerate(texts):
             record = {"kind": "sentence", "source": source, "text": text, "tokens": results[MODELS[0]][i][1]}

@@ -28,6 +28,7 @@ from tokenizers import Tokenizer
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import corpus  # noqa: E402
+
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts/python"))
 import kotae_paths  # noqa: E402
 
@@ -47,8 +48,10 @@ def encode_all(tokenizer, inputs, max_length):
         tokenizer.no_truncation()
     out = []
     for start in range(0, len(inputs), 512):  # bounded batches: truncation also builds the overflows
-        out += [(e.ids, e.type_ids, [list(o) for o in e.offsets])
-                for e in tokenizer.encode_batch(inputs[start:start + 512])]
+        out += [
+            (e.ids, e.type_ids, [list(o) for o in e.offsets])
+            for e in tokenizer.encode_batch(inputs[start : start + 512])
+        ]
     return out
 
 
@@ -87,8 +90,10 @@ def grouped(tokenizer, inputs, max_lengths, specials, affordable=lambda encoding
                 same[1].append(m)
             else:
                 groups.append((encoding, [m]))
-        yield [{"max_lengths": lengths, "ids": ids, "type_ids": type_ids, "offsets": offsets}
-               for (ids, type_ids, offsets), lengths in groups]
+        yield [
+            {"max_lengths": lengths, "ids": ids, "type_ids": type_ids, "offsets": offsets}
+            for (ids, type_ids, offsets), lengths in groups
+        ]
 
 
 def main():
@@ -111,17 +116,31 @@ def main():
     pairs += [((edges[i], docs[(i * 67) % len(docs)]), "edge") for i in range(len(edges))]
     pairs += [((docs[-1 - i], edges[i]), "edge") for i in range(len(edges))]
 
-    counts = {"single_texts": len(singles), "pair_texts": len(pairs), "doc_texts": len(docs),
-              "edge_texts": len(edges), "sweep_texts": len(sweep)}
+    counts = {
+        "single_texts": len(singles),
+        "pair_texts": len(pairs),
+        "doc_texts": len(docs),
+        "edge_texts": len(edges),
+        "sweep_texts": len(sweep),
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     with open(tmp, "w", encoding="utf-8") as out:
+
         def write(record):
             out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
 
-        write({"kind": "header", "tokenizers": tokenizers.__version__, "tokenizer_json": str(args.tokenizer),
-               "tokenizer_sha256": hashlib.sha256(args.tokenizer.read_bytes()).hexdigest(),
-               "single_max_lengths": SINGLE_MAX_LENGTHS, "pair_max_lengths": PAIR_MAX_LENGTHS, "counts": counts})
+        write(
+            {
+                "kind": "header",
+                "tokenizers": tokenizers.__version__,
+                "tokenizer_json": str(args.tokenizer),
+                "tokenizer_sha256": hashlib.sha256(args.tokenizer.read_bytes()).hexdigest(),
+                "single_max_lengths": SINGLE_MAX_LENGTHS,
+                "pair_max_lengths": PAIR_MAX_LENGTHS,
+                "counts": counts,
+            }
+        )
         texts = [t for t, _ in singles]
         for (text, source), encodings in zip(singles, grouped(tokenizer, texts, SINGLE_MAX_LENGTHS, 2)):
             write({"kind": "single", "source": source, "text": text, "encodings": encodings})

@@ -12,6 +12,7 @@ the floor's tolerance below its precision's floor, or when bench/fusion_replay.p
 fusion settings offline, no longer ranks the run exactly as `kotae eval` did. A change to a model,
 chunking or fusion default updates FLOOR.json in the same commit, with the reason in its "why".
 """
+
 import json
 import os
 import subprocess
@@ -27,26 +28,37 @@ def main():
     subprocess.run(["rm", "-rf", work], check=True)
     os.makedirs(os.path.join(work, "data"))
     data_home = os.environ.get("KOTAE_DATA") or os.path.join(
-        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "kotae")
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "kotae"
+    )
     os.symlink(os.path.join(data_home, "models"), os.path.join(work, "data", "models"))
     dataset = os.path.join(work, "golden")
-    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "make_debian_faq_beir.py"), dataset], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "make_debian_faq_beir.py"), dataset],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     failures = []
     evaluated = set()
     for choice in ("fp32", "auto"):
         runs = os.path.join(work, f"runs-{choice}.jsonl")
-        out = subprocess.run([binary, "eval", "--dataset", dataset, "--data", os.path.join(work, "data"), "--json",
-                              "--runs", runs],
-                             check=True, capture_output=True, text=True, env={**os.environ, "KOTAE_PRECISION": choice}).stdout
+        out = subprocess.run(
+            [binary, "eval", "--dataset", dataset, "--data", os.path.join(work, "data"), "--json", "--runs", runs],
+            check=True,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "KOTAE_PRECISION": choice},
+        ).stdout
         rows = {row["mode"]: row for row in map(json.loads, out.splitlines())}
         precision = next(iter(rows.values()))["precision"]
         if precision in evaluated:
             continue  # this CPU runs FP32 by default
         evaluated.add(precision)
         # The offline replay that chose the fusion must still rank exactly as kotae does.
-        replay = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "fusion_replay.py"), "check", dataset, runs],
-                                capture_output=True, text=True)
+        replay = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "bench", "fusion_replay.py"), "check", dataset, runs],
+            capture_output=True,
+            text=True,
+        )
         print(replay.stdout, end="")
         if replay.returncode != 0:
             failures.append(f"{precision}: {replay.stderr.strip()}")
@@ -60,10 +72,15 @@ def main():
                 verdict = "ok" if got >= lowest - floor["tolerance"] else "BELOW THE FLOOR"
                 print(f"{precision} {mode:7} {metric:10} {got:.4f} (floor {lowest:.4f}) {verdict}")
                 if verdict != "ok":
-                    failures.append(f"{precision} {mode} {metric} {got:.4f} < floor {lowest:.4f} - {floor['tolerance']}")
+                    failures.append(
+                        f"{precision} {mode} {metric} {got:.4f} < floor {lowest:.4f} - {floor['tolerance']}"
+                    )
     if failures:
-        sys.exit("quality gate failed: " + "; ".join(failures) +
-                 " (a deliberate change updates tests/quality/floor.json with the reason)")
+        sys.exit(
+            "quality gate failed: "
+            + "; ".join(failures)
+            + " (a deliberate change updates tests/quality/floor.json with the reason)"
+        )
     subprocess.run(["rm", "-rf", work], check=True)
 
 

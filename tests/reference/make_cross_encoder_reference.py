@@ -33,8 +33,13 @@ KITCHEN = (
     "then let it rest for half an hour; a hot, lightly buttered pan gives the thinnest crêpes. "
 )
 LONG_PASSAGE = " ".join([UPGRADE, KITCHEN] * 9)
-LONG_QUERY = "Why does my system fail after I " + " and then ".join(
-    ["edited sources.list", "ran apt full-upgrade", "rebooted into the new kernel", "removed old packages"] * 40) + "?"
+LONG_QUERY = (
+    "Why does my system fail after I "
+    + " and then ".join(
+        ["edited sources.list", "ran apt full-upgrade", "rebooted into the new kernel", "removed old packages"] * 40
+    )
+    + "?"
+)
 # A query that nearly fills the window: only_second leaves the passage a handful of tokens.
 NEAR_LIMIT_QUERY = " ".join([UPGRADE] * 4)
 
@@ -59,7 +64,10 @@ CASES = [
         ],
     },
     {"query": LONG_QUERY, "passages": ["apt full-upgrade failed with a dependency error.", LONG_PASSAGE, ""]},
-    {"query": NEAR_LIMIT_QUERY, "passages": ["Short passage.", LONG_PASSAGE, "One more sentence about apt and the new kernel."]},
+    {
+        "query": NEAR_LIMIT_QUERY,
+        "passages": ["Short passage.", LONG_PASSAGE, "One more sentence about apt and the new kernel."],
+    },
     {"query": "", "passages": ["An empty query still scores a passage.", ""]},
 ]
 
@@ -94,8 +102,14 @@ def main() -> int:
 
     cases = []
     for case in CASES:
-        rows = {"query": case["query"], "passages": case["passages"], "strategy": [], "ids": [], "type_ids": [],
-                "scores": []}
+        rows = {
+            "query": case["query"],
+            "passages": case["passages"],
+            "strategy": [],
+            "ids": [],
+            "type_ids": [],
+            "scores": [],
+        }
         for passage in case["passages"]:
             encoding, strategy = encode(tokenizer, max_length, case["query"], passage)
             tensors = {

@@ -9,6 +9,7 @@ The fixture's "faq" collection is copied into a temporary data folder (the fixtu
 other tests). Python standard library only. Prints one line per case and a JSON summary; exit 1 on
 any failure.
 """
+
 import gzip
 import http.client
 import json
@@ -75,7 +76,9 @@ def run_case(case, port):
     if send["kind"] == "raw":
         status, body, whole = parse_raw_response(raw_exchange(port, data))
         if expect.get("closed"):
-            return (status is None and whole == b""), "closed without an answer" if status is None else "answered %s" % status
+            return (
+                status is None and whole == b""
+            ), "closed without an answer" if status is None else "answered %s" % status
         if status is None:
             return False, "no answer (%r)" % whole[:100]
         why = check_error(expect, status, body)
@@ -88,7 +91,11 @@ def run_case(case, port):
             status, body, _ = request(port, send["method"], send["path"], data, headers)
         except (BrokenPipeError, ConnectionResetError):  # refused before its body was read: see the answer
             head = "%s %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: %d\r\n%s\r\n" % (
-                send["method"], send["path"], len(data), "".join("%s: %s\r\n" % h for h in headers.items()))
+                send["method"],
+                send["path"],
+                len(data),
+                "".join("%s: %s\r\n" % h for h in headers.items()),
+            )
             status, body, _ = parse_raw_response(raw_exchange(port, head.encode() + data))
         why = check_error(expect, status, body)
         detail = "%d" % status
@@ -97,8 +104,13 @@ def run_case(case, port):
         return not why, why or detail
     # upload
     body = multipart_upload(send["filename"], data, send["content_type"])
-    status, answer, _ = request(port, "POST", "/v1/collections/bad/documents", body,
-                                {"Content-Type": "multipart/form-data; boundary=" + BOUNDARY})
+    status, answer, _ = request(
+        port,
+        "POST",
+        "/v1/collections/bad/documents",
+        body,
+        {"Content-Type": "multipart/form-data; boundary=" + BOUNDARY},
+    )
     if expect["status"] != 202 or status != 202:
         why = check_error(expect, status, answer)
         return not why, why or "%d %s" % (status, json.loads(answer)["error"]["code"])
@@ -127,8 +139,10 @@ class Bystander(threading.Thread):
         self.port, self.stop, self.ok, self.failures, self.latencies = port, threading.Event(), 0, [], []
 
     def run(self):
-        bodies = [("/v1/search", {"collection": "faq", "query": "How do I keep my Debian system up to date?", "k": 5}),
-                  ("/v1/embeddings", {"input": ["What is a Debian package?"]})]
+        bodies = [
+            ("/v1/search", {"collection": "faq", "query": "How do I keep my Debian system up to date?", "k": 5}),
+            ("/v1/embeddings", {"input": ["What is a Debian package?"]}),
+        ]
         connection, i = None, 0
         while not self.stop.is_set():
             path, value = bodies[i % 2]
@@ -166,8 +180,13 @@ def main():
         port = server.port
         assert json_request(port, "POST", "/v1/collections", {"name": "bad"})[0] == 201
         seed = multipart_upload("seed.txt", manifest["good_text"].encode(), "text/plain")
-        status, answer, _ = request(port, "POST", "/v1/collections/bad/documents", seed,
-                                    {"Content-Type": "multipart/form-data; boundary=" + BOUNDARY})
+        status, answer, _ = request(
+            port,
+            "POST",
+            "/v1/collections/bad/documents",
+            seed,
+            {"Content-Type": "multipart/form-data; boundary=" + BOUNDARY},
+        )
         assert status == 202, answer
         job, why = wait_for_job(port, json.loads(answer)["id"])
         assert job and job["state"] == "succeeded", (job, why)
@@ -184,9 +203,20 @@ def main():
             alive = server.alive()
             if not alive:
                 ok, detail = False, "THE SERVER DIED (exit %s) on this case; %s" % (server.process.returncode, detail)
-            results.append({"name": case["name"], "category": case["category"], "ok": ok, "survived": alive,
-                            "seconds": round(time.time() - t, 2), "detail": detail})
-            print("%-4s %-38s %5.1fs  %s" % ("ok" if ok else "FAIL", case["name"], time.time() - t, detail[:160]), flush=True)
+            results.append(
+                {
+                    "name": case["name"],
+                    "category": case["category"],
+                    "ok": ok,
+                    "survived": alive,
+                    "seconds": round(time.time() - t, 2),
+                    "detail": detail,
+                }
+            )
+            print(
+                "%-4s %-38s %5.1fs  %s" % ("ok" if ok else "FAIL", case["name"], time.time() - t, detail[:160]),
+                flush=True,
+            )
             if not ok:
                 failures.append("%s: %s" % (case["name"], detail))
             if not alive:
@@ -206,19 +236,30 @@ def main():
         paths = [d["path"] for d in listing["data"]] if status == 200 else []
         if "seed.txt" not in paths:
             failures.append("the document indexed before the bad inputs is gone: %s" % paths)
-        status, found = json_request(port, "POST", "/v1/search", {"collection": "bad", "query": "quokkas lighthouse keeper blue notebook", "k": 20})
+        status, found = json_request(
+            port,
+            "POST",
+            "/v1/search",
+            {"collection": "bad", "query": "quokkas lighthouse keeper blue notebook", "k": 20},
+        )
         if status != 200 or "seed.txt" not in [h.get("document", h.get("path")) for h in found["hits"]]:
             failures.append("the seed document is not found by search any more: %s %s" % (status, found))
-        status, found = json_request(port, "POST", "/v1/search", {"collection": "bad", "query": "root:x:0:0 /bin/bash", "k": 10, "mode": "bm25"})
+        status, found = json_request(
+            port, "POST", "/v1/search", {"collection": "bad", "query": "root:x:0:0 /bin/bash", "k": 10, "mode": "bm25"}
+        )
         if status == 200 and any("root:x:0" in json.dumps(h) for h in found["hits"]):
             failures.append("/etc/passwd reached the index (an external XML entity was expanded)")
-        status, found = json_request(port, "POST", "/v1/search", {"collection": "faq", "query": "virtual package", "k": 3})
+        status, found = json_request(
+            port, "POST", "/v1/search", {"collection": "faq", "query": "virtual package", "k": 3}
+        )
         if status != 200 or not found["hits"]:
             failures.append("the faq collection does not answer a search: %s" % status)
         if os.path.exists(ESCAPE_PROBE):
             failures.append("an upload was written outside the collection: %s" % ESCAPE_PROBE)
         if bystander.failures:
-            failures.append("the other client's requests failed %d times: %s" % (len(bystander.failures), bystander.failures[:5]))
+            failures.append(
+                "the other client's requests failed %d times: %s" % (len(bystander.failures), bystander.failures[:5])
+            )
         if bystander.ok == 0:
             failures.append("the other client got no answer at all")
         exit_code = server.stop()
@@ -231,11 +272,24 @@ def main():
             entry["tried"] += 1
             entry["ok"] += r["ok"]
             entry["survived"] += r["survived"]
-        print(json.dumps({"name": "bad_inputs", "tried": len(results), "ok": sum(r["ok"] for r in results),
-                          "survived": sum(r["survived"] for r in results), "by_category": by_category,
-                          "other_client": {"ok": bystander.ok, "failed": len(bystander.failures),
-                                           "p99_ms": round(latencies[int(0.99 * (len(latencies) - 1))] * 1000, 1)},
-                          "seconds": round(time.time() - started, 1), "failures": failures}))
+        print(
+            json.dumps(
+                {
+                    "name": "bad_inputs",
+                    "tried": len(results),
+                    "ok": sum(r["ok"] for r in results),
+                    "survived": sum(r["survived"] for r in results),
+                    "by_category": by_category,
+                    "other_client": {
+                        "ok": bystander.ok,
+                        "failed": len(bystander.failures),
+                        "p99_ms": round(latencies[int(0.99 * (len(latencies) - 1))] * 1000, 1),
+                    },
+                    "seconds": round(time.time() - started, 1),
+                    "failures": failures,
+                }
+            )
+        )
     finally:
         if server and server.process and server.alive():
             server.process.kill()

@@ -13,6 +13,7 @@ GROUP:
             into one collection at once
 Python standard library only. Prints a line per check and "N passed, N failed"; exit 1 on a failure.
 """
+
 import hashlib
 import json
 import os
@@ -29,8 +30,13 @@ from kotae_http import Checks, Server, data_with_faq, json_request, request, upl
 HERE = os.path.dirname(os.path.abspath(__file__))
 POSTGRES_SERVER = os.path.join(HERE, "..", "support", "postgres_server")
 STARTED = []  # every kotae serve a group starts: main() kills what is left
-QUERIES = ["What is a virtual package?", "How do I upgrade Debian?", "Which architectures are supported?",
-           "Where do I report a bug?", "What is the difference between testing and unstable?"]
+QUERIES = [
+    "What is a virtual package?",
+    "How do I upgrade Debian?",
+    "Which architectures are supported?",
+    "Where do I report a bug?",
+    "What is the difference between testing and unstable?",
+]
 
 
 class Postgres:
@@ -66,16 +72,21 @@ class Postgres:
 
 
 def replica(binary, data, work, name, url, flags=()):
-    server = Server(binary, data, os.path.join(work, name + ".log"),
-                    ["--store", url, "--index-cache", os.path.join(work, "cache-" + name)] + list(flags))
+    server = Server(
+        binary,
+        data,
+        os.path.join(work, name + ".log"),
+        ["--store", url, "--index-cache", os.path.join(work, "cache-" + name)] + list(flags),
+    )
     STARTED.append(server)
     server.start()
     return server
 
 
 def search(port, query, collection="faq", mode="hybrid", k=5, headers=None):
-    status, answer = json_request(port, "POST", "/v1/search", {"collection": collection, "query": query, "mode": mode, "k": k},
-                                  headers)
+    status, answer = json_request(
+        port, "POST", "/v1/search", {"collection": collection, "query": query, "mode": mode, "k": k}, headers
+    )
     if status != 200:
         return status, None
     return status, [(hit["document"], hit["text"], round(hit["score"], 5)) for hit in answer["hits"]]
@@ -119,9 +130,11 @@ def replicas(checks, binary, data, work, pg):
     # From the embedded default into PostgreSQL, without embedding anything again.
     copied = kotae(binary, "store", "copy", "--from", data, "--to", url, "--json")
     lines = [json.loads(line) for line in copied.stdout.splitlines() if line.startswith("{")]
-    checks.check("kotae store copy DATA -> postgres: exit 0, faq copied",
-                 copied.returncode == 0 and any(l["collection"] == "faq" and l["documents"] > 0 for l in lines),
-                 copied.stderr[-300:] or lines)
+    checks.check(
+        "kotae store copy DATA -> postgres: exit 0, faq copied",
+        copied.returncode == 0 and any(l["collection"] == "faq" and l["documents"] > 0 for l in lines),
+        copied.stderr[-300:] or lines,
+    )
     embedded = Server(binary, data, os.path.join(work, "embedded.log"))
     STARTED.append(embedded)
     embedded.start()
@@ -129,8 +142,11 @@ def replicas(checks, binary, data, work, pg):
     b = replica(binary, data, work, "b", url)
     expected = hits_everywhere([embedded.port])[0]
     on_a, on_b = hits_everywhere([a.port, b.port])
-    checks.check("replica A answers as the embedded collection did (5 queries, hybrid)", on_a == expected,
-                 (on_a[0][:1], expected[0][:1]))
+    checks.check(
+        "replica A answers as the embedded collection did (5 queries, hybrid)",
+        on_a == expected,
+        (on_a[0][:1], expected[0][:1]),
+    )
     checks.check("replica B answers as replica A", on_b == on_a)
     bm25 = hits_everywhere([embedded.port, a.port], mode="bm25")
     checks.check("bm25 too", bm25[0] == bm25[1])
@@ -141,7 +157,9 @@ def replicas(checks, binary, data, work, pg):
     os.makedirs(back)
     os.symlink(os.path.realpath(os.path.join(data, "models")), os.path.join(back, "models"))
     copied_back = kotae(binary, "store", "copy", "--from", url, "--to", back, "--collection", "faq")
-    checks.check("kotae store copy postgres -> a folder: exit 0", copied_back.returncode == 0, copied_back.stderr[-300:])
+    checks.check(
+        "kotae store copy postgres -> a folder: exit 0", copied_back.returncode == 0, copied_back.stderr[-300:]
+    )
     returned = Server(binary, back, os.path.join(work, "back.log"))
     STARTED.append(returned)
     returned.start()
@@ -149,37 +167,56 @@ def replicas(checks, binary, data, work, pg):
     returned.stop()
 
     # A commit on A is found on B within a second (PostgreSQL notifies B).
-    job = upload(a.port, "faq", {"lighthouse.md": "# Lighthouse\n\nThe zyxwarble lens of the lighthouse turns nightly."})
+    job = upload(
+        a.port, "faq", {"lighthouse.md": "# Lighthouse\n\nThe zyxwarble lens of the lighthouse turns nightly."}
+    )
     finished = wait_job(a.port, job)
     checks.check("upload to A: the job finished", finished is not None and finished["state"] == "succeeded", finished)
-    seen = wait_for(lambda: (search(b.port, "zyxwarble lens", mode="bm25")[1] or [("",)])[0][0].endswith("lighthouse.md"), 10)
+    seen = wait_for(
+        lambda: (search(b.port, "zyxwarble lens", mode="bm25")[1] or [("",)])[0][0].endswith("lighthouse.md"), 10
+    )
     # Within a second is bench/cluster's target (propagation p99); a test only bounds it loosely, so a
     # slow or loaded machine does not fail it, while a replica that does not follow does.
     checks.check("B finds what A committed (within 5 s; measured)", seen is not None and seen <= 5.0, "%s s" % seen)
     _, listed = json_request(b.port, "GET", "/v1/collections/faq/documents")
     kept = [d["id"] for d in listed["data"] if d["path"] == "lighthouse.md"]
-    status, body, _ = request(b.port, "GET", "/v1/collections/faq/documents/%d/file" % kept[0]) if kept else (None, b"", {})
-    checks.check("B serves the file A indexed (kept in PostgreSQL)",
-                 status == 200 and body == b"# Lighthouse\n\nThe zyxwarble lens of the lighthouse turns nightly.", (status, body[:80]))
+    status, body, _ = (
+        request(b.port, "GET", "/v1/collections/faq/documents/%d/file" % kept[0]) if kept else (None, b"", {})
+    )
+    checks.check(
+        "B serves the file A indexed (kept in PostgreSQL)",
+        status == 200 and body == b"# Lighthouse\n\nThe zyxwarble lens of the lighthouse turns nightly.",
+        (status, body[:80]),
+    )
 
     # Jobs: a job submitted to A is seen, and can be cancelled, through B (a load balancer may send the
     # poll anywhere).
     status, seen_on_b = json_request(b.port, "GET", "/v1/jobs/" + job)
-    checks.check("B reports A's finished job", status == 200 and seen_on_b["state"] == "succeeded"
-                 and seen_on_b["files"] == finished["files"], (status, seen_on_b))
+    checks.check(
+        "B reports A's finished job",
+        status == 200 and seen_on_b["state"] == "succeeded" and seen_on_b["files"] == finished["files"],
+        (status, seen_on_b),
+    )
     status, listed = json_request(b.port, "GET", "/v1/jobs")
     checks.check("B lists A's job", status == 200 and any(j["id"] == job for j in listed["data"]), status)
-    many = {"wave-%02d.md" % i: "# Wave %d\n\n" % i + ("Wave number %d broke on the pier. " % i) * 200 for i in range(30)}
+    many = {
+        "wave-%02d.md" % i: "# Wave %d\n\n" % i + ("Wave number %d broke on the pier. " % i) * 200 for i in range(30)
+    }
     long_job = upload(a.port, "faq", many)
     status, _ = json_request(b.port, "DELETE", "/v1/jobs/" + long_job)
     checks.check("B accepts a cancel of A's running job", status == 202, status)
     ended = wait_job(a.port, long_job)
     indexed = sum(1 for f in (ended or {}).get("files", []) if f["status"] == "indexed")
-    checks.check("... which A hears before its next file: the job ends cancelled", ended is not None and
-                 ended["state"] == "cancelled" and indexed < 30, (ended and ended["state"], indexed))
+    checks.check(
+        "... which A hears before its next file: the job ends cancelled",
+        ended is not None and ended["state"] == "cancelled" and indexed < 30,
+        (ended and ended["state"], indexed),
+    )
     # A publishes the record right after its job ends: B may see it a moment later.
     seen = wait_for(lambda: json_request(b.port, "GET", "/v1/jobs/" + long_job)[1]["state"] == "cancelled", 5)
-    checks.check("B reports it cancelled", seen is not None, json_request(b.port, "GET", "/v1/jobs/" + long_job)[1]["state"])
+    checks.check(
+        "B reports it cancelled", seen is not None, json_request(b.port, "GET", "/v1/jobs/" + long_job)[1]["state"]
+    )
     status, _ = json_request(b.port, "GET", "/v1/jobs/job_doesnotexist")
     checks.check("an unknown job is 404 on B", status == 404, status)
 
@@ -188,46 +225,90 @@ def replicas(checks, binary, data, work, pg):
     status, first = json_request(a.port, "POST", "/v1/ask", ask)
     conversation = first["conversation_id"] if status == 200 else ""
     status, listed = json_request(b.port, "GET", "/v1/conversations")
-    checks.check("a conversation begun on A is listed on B", status == 200 and [(c["id"], c["turns"], c["title"])
-                 for c in listed["data"]] == [(conversation, 1, QUERIES[0])], listed)
-    status, follow_up = json_request(b.port, "POST", "/v1/ask",
-                                     dict(ask, question=QUERIES[1], conversation_id=conversation))
+    checks.check(
+        "a conversation begun on A is listed on B",
+        status == 200
+        and [(c["id"], c["turns"], c["title"]) for c in listed["data"]] == [(conversation, 1, QUERIES[0])],
+        listed,
+    )
+    status, follow_up = json_request(
+        b.port, "POST", "/v1/ask", dict(ask, question=QUERIES[1], conversation_id=conversation)
+    )
     first_numbers = [s["number"] for s in first.get("sources", [])]
     numbers = [s["number"] for s in follow_up.get("sources", [])] if status == 200 else []
-    checks.check("B answers its follow-up, numbering sources after A's turn", status == 200 and first_numbers
-                 and numbers and min(numbers) == max(first_numbers) + 1, (status, first_numbers, numbers))
+    checks.check(
+        "B answers its follow-up, numbering sources after A's turn",
+        status == 200 and first_numbers and numbers and min(numbers) == max(first_numbers) + 1,
+        (status, first_numbers, numbers),
+    )
     status, stored = json_request(a.port, "GET", "/v1/conversations/" + conversation)
-    checks.check("A reads both turns back", status == 200 and [t["question"] for t in stored["turns"]] == QUERIES[:2]
-                 and stored["turns"][1]["sources"] == follow_up.get("sources"), status)
-    checks.check("B deletes it; A answers 404 for it",
-                 json_request(b.port, "DELETE", "/v1/conversations/" + conversation)[0] == 200 and
-                 json_request(a.port, "GET", "/v1/conversations/" + conversation)[0] == 404)
-    checks.check("the schema is version 2, with tables conversations and document_files",
-                 pg.sql("SELECT version FROM kotae_schema") == "2" and
-                 pg.sql("SELECT count(*) FROM information_schema.tables WHERE table_name IN "
-                        "('conversations', 'document_files')") == "2")
+    checks.check(
+        "A reads both turns back",
+        status == 200
+        and [t["question"] for t in stored["turns"]] == QUERIES[:2]
+        and stored["turns"][1]["sources"] == follow_up.get("sources"),
+        status,
+    )
+    checks.check(
+        "B deletes it; A answers 404 for it",
+        json_request(b.port, "DELETE", "/v1/conversations/" + conversation)[0] == 200
+        and json_request(a.port, "GET", "/v1/conversations/" + conversation)[0] == 404,
+    )
+    checks.check(
+        "the schema is version 2, with tables conversations and document_files",
+        pg.sql("SELECT version FROM kotae_schema") == "2"
+        and pg.sql(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name IN ('conversations', 'document_files')"
+        )
+        == "2",
+    )
 
     # Answer caches: B's cached answer is not served again once A changed the collection.
     ask = {"collection": "faq", "question": "What does the zyxwarble lens do?"}
     json_request(b.port, "POST", "/v1/ask", ask)
-    status, cached, headers = request(b.port, "POST", "/v1/ask", json.dumps(ask).encode(), {"Content-Type": "application/json"})
-    checks.check("B answers a repeated question from its cache", headers.get("x-kotae-cache") == "hit", headers.get("x-kotae-cache"))
+    status, cached, headers = request(
+        b.port, "POST", "/v1/ask", json.dumps(ask).encode(), {"Content-Type": "application/json"}
+    )
+    checks.check(
+        "B answers a repeated question from its cache",
+        headers.get("x-kotae-cache") == "hit",
+        headers.get("x-kotae-cache"),
+    )
     job = upload(a.port, "faq", {"lens.md": "# Lens\n\nThe zyxwarble lens focuses the beam of the lamp."})
     wait_job(a.port, job)
-    wait_for(lambda: (search(b.port, "zyxwarble focuses beam", mode="bm25")[1] or [("",)])[0][0].endswith("lens.md"), 10)
+    wait_for(
+        lambda: (search(b.port, "zyxwarble focuses beam", mode="bm25")[1] or [("",)])[0][0].endswith("lens.md"), 10
+    )
     _, _, headers = request(b.port, "POST", "/v1/ask", json.dumps(ask).encode(), {"Content-Type": "application/json"})
-    checks.check("... and not after A changed the collection", headers.get("x-kotae-cache") == "miss", headers.get("x-kotae-cache"))
+    checks.check(
+        "... and not after A changed the collection",
+        headers.get("x-kotae-cache") == "miss",
+        headers.get("x-kotae-cache"),
+    )
 
     # The CLI indexes straight into the shared store; both replicas find it.
     docs = os.path.join(work, "docs")
     os.makedirs(docs)
     with open(os.path.join(docs, "tide.md"), "w") as f:
         f.write("# Tides\n\nThe qwertide table lists the spring tides of the harbour.\n")
-    indexed = kotae(binary, "index", docs, "--collection", "faq", "--store", url,
-                    "--index-cache", os.path.join(work, "cache-cli"), "--data", data)
+    indexed = kotae(
+        binary,
+        "index",
+        docs,
+        "--collection",
+        "faq",
+        "--store",
+        url,
+        "--index-cache",
+        os.path.join(work, "cache-cli"),
+        "--data",
+        data,
+    )
     checks.check("kotae index --store postgres: exit 0", indexed.returncode == 0, indexed.stderr[-300:])
     for name, server in (("A", a), ("B", b)):
-        seen = wait_for(lambda: (search(server.port, "qwertide table", mode="bm25")[1] or [("",)])[0][0].endswith("tide.md"), 10)
+        seen = wait_for(
+            lambda: (search(server.port, "qwertide table", mode="bm25")[1] or [("",)])[0][0].endswith("tide.md"), 10
+        )
         checks.check("%s finds what kotae index committed" % name, seen is not None, seen)
     a.stop()
     b.stop()
@@ -236,47 +317,81 @@ def replicas(checks, binary, data, work, pg):
     keys = os.path.join(work, "keys.json")
     digest = lambda key: hashlib.sha256(key.encode()).hexdigest()
     with open(keys, "w") as f:
-        json.dump({"keys": [{"name": "alice", "tenant": "alice", "sha256": digest("kt_alice_key")},
-                            {"name": "bob", "tenant": "bob", "sha256": digest("kt_bob_key")}]}, f)
+        json.dump(
+            {
+                "keys": [
+                    {"name": "alice", "tenant": "alice", "sha256": digest("kt_alice_key")},
+                    {"name": "bob", "tenant": "bob", "sha256": digest("kt_bob_key")},
+                ]
+            },
+            f,
+        )
     a = replica(binary, data, work, "a", url, ["--api-keys", keys])
     b = replica(binary, data, work, "b", url, ["--api-keys", keys])
     alice, bob = {"Authorization": "Bearer kt_alice_key"}, {"Authorization": "Bearer kt_bob_key"}
     status, _ = json_request(a.port, "POST", "/v1/collections", {"name": "private"}, alice)
     checks.check("alice creates 'private' on A", status == 201, status)
     job = upload(a.port, "private", {"secret.md": "# Secret\n\nThe vault code is plughxyzzy."}, alice)
-    wait_job_as = wait_for(lambda: json_request(a.port, "GET", "/v1/jobs/" + job, None, alice)[1]["state"] == "succeeded", 60)
+    wait_job_as = wait_for(
+        lambda: json_request(a.port, "GET", "/v1/jobs/" + job, None, alice)[1]["state"] == "succeeded", 60
+    )
     checks.check("alice's upload finished", wait_job_as is not None)
-    checks.check("alice sees her job through B; bob gets 404 for it",
-                 json_request(b.port, "GET", "/v1/jobs/" + job, None, alice)[0] == 200 and
-                 json_request(b.port, "GET", "/v1/jobs/" + job, None, bob)[0] == 404 and
-                 json_request(b.port, "DELETE", "/v1/jobs/" + job, None, bob)[0] == 404)
+    checks.check(
+        "alice sees her job through B; bob gets 404 for it",
+        json_request(b.port, "GET", "/v1/jobs/" + job, None, alice)[0] == 200
+        and json_request(b.port, "GET", "/v1/jobs/" + job, None, bob)[0] == 404
+        and json_request(b.port, "DELETE", "/v1/jobs/" + job, None, bob)[0] == 404,
+    )
     seen = wait_for(lambda: search(b.port, "plughxyzzy", "private", "bm25", headers=alice)[0] == 200, 10)
-    checks.check("alice finds it on B", seen is not None and bool(search(b.port, "plughxyzzy", "private", "bm25", headers=alice)[1]))
+    checks.check(
+        "alice finds it on B",
+        seen is not None and bool(search(b.port, "plughxyzzy", "private", "bm25", headers=alice)[1]),
+    )
     checks.check("bob gets 404 for it on B", search(b.port, "plughxyzzy", "private", "bm25", headers=bob)[0] == 404)
     status, listed = json_request(b.port, "GET", "/v1/collections", None, bob)
-    checks.check("bob's list on B does not show it", status == 200 and all(c["name"] != "private" for c in listed["data"]), listed)
+    checks.check(
+        "bob's list on B does not show it",
+        status == 200 and all(c["name"] != "private" for c in listed["data"]),
+        listed,
+    )
     status, _ = json_request(b.port, "POST", "/v1/collections", {"name": "private"}, bob)
     checks.check("bob may have a 'private' of his own", status == 201, status)
-    checks.check("... which leaves alice's alone",
-                 bool(search(a.port, "plughxyzzy", "private", "bm25", headers=alice)[1]) and
-                 not search(a.port, "plughxyzzy", "private", "bm25", headers=bob)[1])
+    checks.check(
+        "... which leaves alice's alone",
+        bool(search(a.port, "plughxyzzy", "private", "bm25", headers=alice)[1])
+        and not search(a.port, "plughxyzzy", "private", "bm25", headers=bob)[1],
+    )
     # A key made with `kotae keygen --store` while the replicas run: both know it within seconds, and its
     # quota counts what the tenant stored through either.
     made = kotae(binary, "keygen", "--store", url, "--tenant", "carol", "--quota-documents", "1")
     carol_key = json.loads(made.stdout)["key"] if made.returncode == 0 else ""
-    checks.check("kotae keygen --store: exit 0", made.returncode == 0 and carol_key.startswith("kt_"), made.stderr[-300:])
+    checks.check(
+        "kotae keygen --store: exit 0", made.returncode == 0 and carol_key.startswith("kt_"), made.stderr[-300:]
+    )
     carol = {"Authorization": "Bearer " + carol_key}
-    known = [wait_for(lambda s=server: json_request(s.port, "GET", "/v1/collections", None, carol)[0] == 200, 10)
-             for server in (a, b)]
+    known = [
+        wait_for(lambda s=server: json_request(s.port, "GET", "/v1/collections", None, carol)[0] == 200, 10)
+        for server in (a, b)
+    ]
     checks.check("both replicas accept carol's new key", all(k is not None for k in known), known)
     json_request(a.port, "POST", "/v1/collections", {"name": "notes"}, carol)
     job = upload(a.port, "notes", {"one.md": "# One\n\nThe first note."}, carol)
     wait_for(lambda: json_request(a.port, "GET", "/v1/jobs/" + job, None, carol)[1]["state"] == "succeeded", 60)
-    body = b'--kb\r\nContent-Disposition: form-data; name="files"; filename="two.md"\r\n\r\nThe second note.\r\n--kb--\r\n'
-    status, answer, _ = request(b.port, "POST", "/v1/collections/notes/documents", body,
-                                dict({"Content-Type": "multipart/form-data; boundary=kb"}, **carol))
-    checks.check("carol's quota (1 document) holds across replicas: 413 on B", status == 413 and b"quota_exceeded" in answer,
-                 (status, answer[:200]))
+    body = (
+        b'--kb\r\nContent-Disposition: form-data; name="files"; filename="two.md"\r\n\r\nThe second note.\r\n--kb--\r\n'
+    )
+    status, answer, _ = request(
+        b.port,
+        "POST",
+        "/v1/collections/notes/documents",
+        body,
+        dict({"Content-Type": "multipart/form-data; boundary=kb"}, **carol),
+    )
+    checks.check(
+        "carol's quota (1 document) holds across replicas: 413 on B",
+        status == 413 and b"quota_exceeded" in answer,
+        (status, answer[:200]),
+    )
 
     status, _, _ = request(b.port, "DELETE", "/v1/collections/private", None, alice)
     checks.check("alice deletes it through B", status in (200, 204), status)
@@ -287,9 +402,11 @@ def replicas(checks, binary, data, work, pg):
 
 def chunk_counts(pg):
     """(documents, chunks in table, chunks the documents say they have) of collection faq."""
-    row = pg.sql("SELECT count(*), (SELECT count(*) FROM chunks c JOIN collections k ON k.id = c.collection_id "
-                 "WHERE k.name = 'faq'), coalesce(sum(d.chunk_count), 0) FROM documents d JOIN collections k "
-                 "ON k.id = d.collection_id WHERE k.name = 'faq'")
+    row = pg.sql(
+        "SELECT count(*), (SELECT count(*) FROM chunks c JOIN collections k ON k.id = c.collection_id "
+        "WHERE k.name = 'faq'), coalesce(sum(d.chunk_count), 0) FROM documents d JOIN collections k "
+        "ON k.id = d.collection_id WHERE k.name = 'faq'"
+    )
     return tuple(int(x) for x in row.split("|"))
 
 
@@ -302,39 +419,61 @@ def faults(checks, binary, data, work, pg):
 
     # Two replicas ingesting into one collection at once: 10 files each, 4 of the names on both.
     def files(tag):
-        return {("shared-%d.md" % i if i < 4 else "%s-%d.md" % (tag, i)):
-                "# %s %d\n\n" % (tag, i) + ("The %s beacon number %d shines. " % (tag, i)) * 40 for i in range(10)}
+        return {
+            ("shared-%d.md" % i if i < 4 else "%s-%d.md" % (tag, i)): "# %s %d\n\n" % (tag, i)
+            + ("The %s beacon number %d shines. " % (tag, i)) * 40
+            for i in range(10)
+        }
+
     jobs = {}
-    threads = [threading.Thread(target=lambda s=s, t=t: jobs.__setitem__(t, upload(s.port, "faq", files(t))))
-               for s, t in ((a, "alpha"), (b, "bravo"))]
+    threads = [
+        threading.Thread(target=lambda s=s, t=t: jobs.__setitem__(t, upload(s.port, "faq", files(t))))
+        for s, t in ((a, "alpha"), (b, "bravo"))
+    ]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     done = [wait_job(a.port, jobs["alpha"]), wait_job(b.port, jobs["bravo"])]
-    checks.check("both jobs finished", all(d and d["state"] == "succeeded" for d in done), [d and d["state"] for d in done])
+    checks.check(
+        "both jobs finished", all(d and d["state"] == "succeeded" for d in done), [d and d["state"] for d in done]
+    )
     documents, chunks, promised = chunk_counts(pg)
-    checks.check("no chunk lost or duplicated: chunks in the table = the documents' counts", chunks == promised,
-                 (documents, chunks, promised))
+    checks.check(
+        "no chunk lost or duplicated: chunks in the table = the documents' counts",
+        chunks == promised,
+        (documents, chunks, promised),
+    )
     described = []
     for server in (a, b):
         wait_for(lambda: json_request(server.port, "GET", "/v1/collections/faq")[1]["chunks"] == chunks, 10)
         described.append(json_request(server.port, "GET", "/v1/collections/faq")[1])
-    checks.check("both replicas hold every document and chunk",
-                 all(d["documents"] == documents and d["chunks"] == chunks for d in described),
-                 [(d["documents"], d["chunks"]) for d in described] + [(documents, chunks)])
+    checks.check(
+        "both replicas hold every document and chunk",
+        all(d["documents"] == documents and d["chunks"] == chunks for d in described),
+        [(d["documents"], d["chunks"]) for d in described] + [(documents, chunks)],
+    )
 
     # PostgreSQL stopped in the middle of an ingestion.
-    many = {"storm-%02d.md" % i: "# Storm %d\n\n" % i + ("Storm number %d crossed the bay at night. " % i) * 300
-            for i in range(40)}
+    many = {
+        "storm-%02d.md" % i: "# Storm %d\n\n" % i + ("Storm number %d crossed the bay at night. " % i) * 300
+        for i in range(40)
+    }
     job = upload(a.port, "faq", many)
     wait_for(lambda: json_request(a.port, "GET", "/v1/jobs/" + job)[1]["progress"]["files_done"] >= 3, 60)
     pg.run("stop")
-    status, body, headers = request(a.port, "POST", "/v1/search",
-                                    json.dumps({"collection": "faq", "query": "storm bay", "k": 3}).encode(),
-                                    {"Content-Type": "application/json"})
-    checks.check("with PostgreSQL down: 503 unavailable with Retry-After",
-                 status == 503 and b"unavailable" in body and "retry-after" in headers, (status, body[:200]))
+    status, body, headers = request(
+        a.port,
+        "POST",
+        "/v1/search",
+        json.dumps({"collection": "faq", "query": "storm bay", "k": 3}).encode(),
+        {"Content-Type": "application/json"},
+    )
+    checks.check(
+        "with PostgreSQL down: 503 unavailable with Retry-After",
+        status == 503 and b"unavailable" in body and "retry-after" in headers,
+        (status, body[:200]),
+    )
     finished = wait_job(a.port, job, timeout=120)
     checks.check("the job ends (its remaining files failed, nothing hangs)", finished is not None, finished)
     pg.run("start")
@@ -342,10 +481,15 @@ def faults(checks, binary, data, work, pg):
     checks.check("A serves again by itself once PostgreSQL is back", back is not None, back)
     documents, chunks, promised = chunk_counts(pg)
     storms = int(pg.sql("SELECT count(*) FROM documents WHERE path LIKE 'storm-%'"))
-    whole = pg.sql("SELECT count(*) FROM documents d WHERE path LIKE 'storm-%' AND chunk_count = "
-                   "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id)")
-    checks.check("every document is whole or absent", chunks == promised and int(whole) == storms,
-                 (storms, whole, chunks, promised))
+    whole = pg.sql(
+        "SELECT count(*) FROM documents d WHERE path LIKE 'storm-%' AND chunk_count = "
+        "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id)"
+    )
+    checks.check(
+        "every document is whole or absent",
+        chunks == promised and int(whole) == storms,
+        (storms, whole, chunks, promised),
+    )
     checks.check("some storms were stored before the stop and some not", 0 < storms < 40, storms)
 
     # A replica SIGKILLed and restarted serves what it served plus what was committed meanwhile (as A
@@ -358,16 +502,25 @@ def faults(checks, binary, data, work, pg):
     b = replica(binary, data, work, "b", url)
     rebuilt = log_events(work, "b", "vector_index_rebuilt", since)
     opened = log_events(work, "b", "collection_opened", since)
-    checks.check("restarted B loads its snapshot (no rebuild)", not rebuilt and opened and opened[0]["vectors"] == "loaded",
-                 (rebuilt + opened)[-1:])
+    checks.check(
+        "restarted B loads its snapshot (no rebuild)",
+        not rebuilt and opened and opened[0]["vectors"] == "loaded",
+        (rebuilt + opened)[-1:],
+    )
     checks.check("restarted B answers as A does", hits_everywhere([b.port]) == hits_everywhere([a.port]))
     found = search(b.port, "vorpalgale warning", mode="bm25")[1]
-    checks.check("... and finds what A committed while it was down", bool(found) and found[0][0].endswith("gale.md"), found)
+    checks.check(
+        "... and finds what A committed while it was down", bool(found) and found[0][0].endswith("gale.md"), found
+    )
 
     # A damaged snapshot is rebuilt from the records, with a log line.
     b.stop()
-    snapshots = [os.path.join(dirpath, f) for dirpath, _, names in os.walk(os.path.join(work, "cache-b"))
-                 for f in names if f.endswith(".index")]
+    snapshots = [
+        os.path.join(dirpath, f)
+        for dirpath, _, names in os.walk(os.path.join(work, "cache-b"))
+        for f in names
+        if f.endswith(".index")
+    ]
     for path in snapshots:
         with open(path, "r+b") as f:
             f.seek(100)

@@ -2,6 +2,7 @@
 `kotae serve`: an upload's file is kept and served to its tenant only, byte for byte, with headers that
 keep a browser from running it; a file indexed from disk by the CLI is served while it is unchanged;
 every citation's span is found in the document's text; a deleted document takes its file with it."""
+
 import hashlib
 import json
 import os
@@ -20,18 +21,35 @@ def keys_file(work):
     digest = lambda key: hashlib.sha256(key.encode()).hexdigest()
     path = os.path.join(work, "keys.json")
     with open(path, "w") as f:
-        json.dump({"keys": [{"name": "alice", "tenant": "alice", "sha256": digest(ALICE)},
-                            {"name": "bob", "tenant": "bob", "sha256": digest(BOB)}]}, f)
+        json.dump(
+            {
+                "keys": [
+                    {"name": "alice", "tenant": "alice", "sha256": digest(ALICE)},
+                    {"name": "bob", "tenant": "bob", "sha256": digest(BOB)},
+                ]
+            },
+            f,
+        )
     return path
 
 
 def upload_files(port, collection, files, key):
     body = b""
     for name, data in files.items():
-        body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="' + name.encode() +
-                 b'"\r\nContent-Type: application/octet-stream\r\n\r\n' + data + b"\r\n")
-    status, answer, _ = request(port, "POST", "/v1/collections/%s/documents" % collection, body + b"--kb--\r\n",
-                                {"Content-Type": "multipart/form-data; boundary=kb", "Authorization": "Bearer " + key})
+        body += (
+            b'--kb\r\nContent-Disposition: form-data; name="files"; filename="'
+            + name.encode()
+            + b'"\r\nContent-Type: application/octet-stream\r\n\r\n'
+            + data
+            + b"\r\n"
+        )
+    status, answer, _ = request(
+        port,
+        "POST",
+        "/v1/collections/%s/documents" % collection,
+        body + b"--kb--\r\n",
+        {"Content-Type": "multipart/form-data; boundary=kb", "Authorization": "Bearer " + key},
+    )
     assert status == 202, (status, answer)
     return json.loads(answer)["id"]
 
@@ -47,8 +65,9 @@ def main():
     on_disk = os.path.join(work, "notes.md")
     with open(on_disk, "w") as f:
         f.write("# Notes\n\nThe kettle boils water in ninety seconds.\n")
-    subprocess.run([binary, "index", on_disk, "--collection", "notes", "--data", data], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [binary, "index", on_disk, "--collection", "notes", "--data", data], check=True, stdout=subprocess.DEVNULL
+    )
 
     pdf = open(os.path.join(examples, "sqlite-when-to-use.pdf"), "rb").read()
     html = b"<html><body><h1>Hostile</h1><script>alert(1)</script><p>The kettle is red.</p></body></html>"
@@ -73,34 +92,76 @@ def main():
 
         status, body, headers = request(port, "GET", base + "/file", None, alice)
         checks.check("the kept PDF is served byte for byte", status == 200 and body == pdf, (status, len(body)))
-        checks.check("... as an inline application/pdf", headers.get("content-type") == "application/pdf" and
-                     headers.get("content-disposition", "").startswith("inline"), headers)
-        checks.check("... that no browser runs or sniffs", "sandbox" in headers.get("content-security-policy", "") and
-                     headers.get("x-content-type-options") == "nosniff", headers)
-        status, body, _ = request(port, "GET", base + "/file", None, dict(alice, **{"If-None-Match": headers.get("etag", "")}))
+        checks.check(
+            "... as an inline application/pdf",
+            headers.get("content-type") == "application/pdf"
+            and headers.get("content-disposition", "").startswith("inline"),
+            headers,
+        )
+        checks.check(
+            "... that no browser runs or sniffs",
+            "sandbox" in headers.get("content-security-policy", "")
+            and headers.get("x-content-type-options") == "nosniff",
+            headers,
+        )
+        status, body, _ = request(
+            port, "GET", base + "/file", None, dict(alice, **{"If-None-Match": headers.get("etag", "")})
+        )
         checks.check("its ETag answers a revalidation with 304 and no body", status == 304 and body == b"", status)
 
-        status, body, headers = request(port, "GET", "/v1/collections/docs/documents/%d/file" % ids["page.html"], None, alice)
-        checks.check("an HTML upload is an attachment, never HTML from this origin",
-                     status == 200 and body == html and headers.get("content-type") == "application/octet-stream" and
-                     headers.get("content-disposition", "").startswith("attachment"), headers)
+        status, body, headers = request(
+            port, "GET", "/v1/collections/docs/documents/%d/file" % ids["page.html"], None, alice
+        )
+        checks.check(
+            "an HTML upload is an attachment, never HTML from this origin",
+            status == 200
+            and body == html
+            and headers.get("content-type") == "application/octet-stream"
+            and headers.get("content-disposition", "").startswith("attachment"),
+            headers,
+        )
 
-        status, asked = json_request(port, "POST", "/v1/ask", {"collection": "docs", "backends": ["extractive"],
-                                                                "question": "When is SQLite a good choice for a website?"}, alice)
+        status, asked = json_request(
+            port,
+            "POST",
+            "/v1/ask",
+            {
+                "collection": "docs",
+                "backends": ["extractive"],
+                "question": "When is SQLite a good choice for a website?",
+            },
+            alice,
+        )
         citations = asked.get("citations", []) if status == 200 else []
-        checks.check("an answer cites the PDF with its id, format and pages",
-                     any(c["document_id"] == ids["when-to-use.pdf"] and c["format"] == "pdf" and c["page"] and
-                         c["page_last"] >= c["page"] for c in citations), citations[:1])
+        checks.check(
+            "an answer cites the PDF with its id, format and pages",
+            any(
+                c["document_id"] == ids["when-to-use.pdf"]
+                and c["format"] == "pdf"
+                and c["page"]
+                and c["page_last"] >= c["page"]
+                for c in citations
+            ),
+            citations[:1],
+        )
         texts = {}
         for c in citations:
             if c["document_id"] not in texts:
-                texts[c["document_id"]] = json_request(port, "GET", "/v1/collections/docs/documents/%d/text" % c["document_id"],
-                                                       None, alice)[1]["text"].encode()
-        checks.check("every citation's span is its text in the document's text",
-                     citations and all(texts[c["document_id"]][c["start"]:c["end"]] == c["text"].encode() for c in citations))
-        status, searched = json_request(port, "POST", "/v1/search", {"collection": "docs", "query": "website traffic"}, alice)
-        checks.check("search hits carry their document's id", status == 200 and
-                     all(h["document_id"] in ids.values() for h in searched["hits"]), searched.get("hits", [])[:1])
+                texts[c["document_id"]] = json_request(
+                    port, "GET", "/v1/collections/docs/documents/%d/text" % c["document_id"], None, alice
+                )[1]["text"].encode()
+        checks.check(
+            "every citation's span is its text in the document's text",
+            citations and all(texts[c["document_id"]][c["start"] : c["end"]] == c["text"].encode() for c in citations),
+        )
+        status, searched = json_request(
+            port, "POST", "/v1/search", {"collection": "docs", "query": "website traffic"}, alice
+        )
+        checks.check(
+            "search hits carry their document's id",
+            status == 200 and all(h["document_id"] in ids.values() for h in searched["hits"]),
+            searched.get("hits", [])[:1],
+        )
 
         json_request(port, "POST", "/v1/collections", {"name": "docs"}, bob)  # a "docs" of his own
         for path in [base + "/file", base + "/text"]:
@@ -112,8 +173,11 @@ def main():
 
         kept = os.path.join(data, "tenants", "alice", "collections", "docs", "uploads", "when-to-use.pdf")
         _, described = json_request(port, "GET", "/v1/collections/docs", None, alice)
-        checks.check("the kept file counts in the collection's size", os.path.exists(kept) and
-                     described["size_bytes"] >= len(pdf), described.get("size_bytes"))
+        checks.check(
+            "the kept file counts in the collection's size",
+            os.path.exists(kept) and described["size_bytes"] >= len(pdf),
+            described.get("size_bytes"),
+        )
         status, _ = json_request(port, "DELETE", base, None, alice)
         checks.check("deleting the document removes its kept file", status == 200 and not os.path.exists(kept), status)
         status, _, _ = request(port, "GET", base + "/file", None, alice)
@@ -129,15 +193,25 @@ def main():
         _, listed = json_request(port, "GET", "/v1/collections/notes/documents")
         path = "/v1/collections/notes/documents/%d" % listed["data"][0]["id"]
         status, body, headers = request(port, "GET", path + "/file")
-        checks.check("a file indexed from disk is served while unchanged", status == 200 and body == open(on_disk, "rb").read() and
-                     headers.get("content-type", "").startswith("text/plain"), (status, headers.get("content-type")))
+        checks.check(
+            "a file indexed from disk is served while unchanged",
+            status == 200
+            and body == open(on_disk, "rb").read()
+            and headers.get("content-type", "").startswith("text/plain"),
+            (status, headers.get("content-type")),
+        )
         with open(on_disk, "a") as f:
             f.write("A change after indexing.\n")
         status, body, _ = request(port, "GET", path + "/file")
-        checks.check("... and not once it changed (404 no_file, the reason given)", status == 404 and
-                     b"changed since it was indexed" in body, body[:200])
+        checks.check(
+            "... and not once it changed (404 no_file, the reason given)",
+            status == 404 and b"changed since it was indexed" in body,
+            body[:200],
+        )
         status, answer = json_request(port, "GET", path + "/text")
-        checks.check("... while its stored text is still served", status == 200 and "ninety seconds" in answer["text"], status)
+        checks.check(
+            "... while its stored text is still served", status == 200 and "ninety seconds" in answer["text"], status
+        )
     finally:
         server.stop()
     return checks.finish(work)

@@ -6,6 +6,7 @@ Usage: durable_ingestion_test.py KOTAE_BINARY FIXTURE_DATA_DIR GROUP
 GROUP: budgets | crashes | writers
 Python standard library only. Prints a line per check and "N passed, N failed"; exit 1 on a failure.
 """
+
 import fcntl
 import json
 import os
@@ -40,8 +41,10 @@ def pdf_with_pages(pages, lines_per_page=40, seed=1):
         lines = [" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(lines_per_page)]
         stream = b"BT /F1 10 Tf 40 800 Td 12 TL " + b" ".join(b"(" + line.encode() + b") '" for line in lines) + b" ET"
         objects.append(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
-        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> "
-                       b"/Contents %d 0 R >>" % len(objects))
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >> "
+            b"/Contents %d 0 R >>" % len(objects)
+        )
         kids.append(len(objects))
     objects[1] = b"<< /Type /Pages /Kids [" + b" ".join(b"%d 0 R" % k for k in kids) + b"] /Count %d >>" % pages
     out, offsets = bytearray(b"%PDF-1.4\n"), []
@@ -73,7 +76,9 @@ def documents(port, collection):
 
 def finds(port, collection, query, mode, name):
     """Whether the best hit for `query` is from the document whose path ends with `name`."""
-    status, answer = json_request(port, "POST", "/v1/search", {"collection": collection, "query": query, "mode": mode, "k": 1})
+    status, answer = json_request(
+        port, "POST", "/v1/search", {"collection": collection, "query": query, "mode": mode, "k": 1}
+    )
     return status == 200 and bool(answer["hits"]) and answer["hits"][0]["document"].endswith(name)
 
 
@@ -89,10 +94,16 @@ def budgets(checks, binary, data, work):
     start = time.time()
     finished = wait_job(port, job, timeout=90)
     files = {f["name"]: f for f in (finished or {}).get("files", [])}
-    checks.check("a file over its time budget fails and the job goes on (partial)",
-                 finished is not None and finished["state"] == "partial" and files["note.md"]["status"] == "indexed"
-                 and files["pages.pdf"]["status"] == "failed" and "time budget" in files["pages.pdf"].get("error", ""),
-                 "after %.1f s: %s" % (time.time() - start, finished and [(f["name"], f["status"], f.get("error")) for f in finished["files"]]))
+    checks.check(
+        "a file over its time budget fails and the job goes on (partial)",
+        finished is not None
+        and finished["state"] == "partial"
+        and files["note.md"]["status"] == "indexed"
+        and files["pages.pdf"]["status"] == "failed"
+        and "time budget" in files["pages.pdf"].get("error", ""),
+        "after %.1f s: %s"
+        % (time.time() - start, finished and [(f["name"], f["status"], f.get("error")) for f in finished["files"]]),
+    )
     checks.check("nothing of the stopped file is stored", documents(port, "b") == ["note.md"], documents(port, "b"))
 
     # Cancelled while its pages load or embed: it stops there, not after the whole file.
@@ -104,10 +115,15 @@ def budgets(checks, binary, data, work):
     cancelled_at = time.time()
     json_request(port, "DELETE", "/v1/jobs/" + job)
     finished = wait_job(port, job, timeout=120)
-    checks.check("a job cancelled inside a file stops inside it (cancelled, nothing stored)",
-                 indexing and finished is not None and finished["state"] == "cancelled"
-                 and finished["files"][0]["status"] == "cancelled" and documents(port, "b") == ["note.md"],
-                 "after %.1f s: %s" % (time.time() - cancelled_at, finished and finished["files"]))
+    checks.check(
+        "a job cancelled inside a file stops inside it (cancelled, nothing stored)",
+        indexing
+        and finished is not None
+        and finished["state"] == "cancelled"
+        and finished["files"][0]["status"] == "cancelled"
+        and documents(port, "b") == ["note.md"],
+        "after %.1f s: %s" % (time.time() - cancelled_at, finished and finished["files"]),
+    )
 
     # SIGTERM while a file is being indexed: the process is gone within the deadline, and the next
     # start runs the job again.
@@ -121,13 +137,20 @@ def budgets(checks, binary, data, work):
         code = None
         server.process.kill()
     took = time.time() - stop_at
-    checks.check("SIGTERM during ingestion: exit 0 within the 1 s deadline, with margin",
-                 code == 0 and took < 6, "exit %s after %.1f s" % (code, took))
+    checks.check(
+        "SIGTERM during ingestion: exit 0 within the 1 s deadline, with margin",
+        code == 0 and took < 6,
+        "exit %s after %.1f s" % (code, took),
+    )
     server = start_server(binary, data, work, flags)
     finished = wait_job(server.port, job, timeout=90)
-    checks.check("the interrupted job resumes at the next start (and meets its time budget)",
-                 finished is not None and finished["state"] == "failed" and "time budget" in finished["files"][0].get("error", ""),
-                 finished and finished["files"])
+    checks.check(
+        "the interrupted job resumes at the next start (and meets its time budget)",
+        finished is not None
+        and finished["state"] == "failed"
+        and "time budget" in finished["files"][0].get("error", ""),
+        finished and finished["files"],
+    )
     checks.check("SIGTERM: exit 0", server.stop() == 0)
 
 
@@ -157,18 +180,29 @@ def crashes(checks, binary, data, work):
             f.write("half an upload")
         server = start_server(binary, data, work)
     port = server.port
+
     def final_state(job):
         if json_request(port, "GET", "/v1/jobs/" + job)[0] == 404:
             return "unknown (404)"
         return (wait_job(port, job, timeout=300) or {}).get("state")
+
     states = {job: final_state(job) for job in acknowledged}
-    checks.check("every acknowledged job is known after 3 SIGKILLs and ends succeeded",
-                 all(state == "succeeded" for state in states.values()), states)
+    checks.check(
+        "every acknowledged job is known after 3 SIGKILLs and ends succeeded",
+        all(state == "succeeded" for state in states.values()),
+        states,
+    )
     stored = documents(port, "c") or []
-    checks.check("every acknowledged file is in the collection", sorted(stored) == sorted(names),
-                 "missing %s, extra %s" % (sorted(set(names) - set(stored))[:5], sorted(set(stored) - set(names))[:5]))
-    checks.check("uploads/.incoming holds nothing once the jobs are done (leftovers cleaned at start)",
-                 not os.listdir(incoming), os.listdir(incoming))
+    checks.check(
+        "every acknowledged file is in the collection",
+        sorted(stored) == sorted(names),
+        "missing %s, extra %s" % (sorted(set(names) - set(stored))[:5], sorted(set(stored) - set(names))[:5]),
+    )
+    checks.check(
+        "uploads/.incoming holds nothing once the jobs are done (leftovers cleaned at start)",
+        not os.listdir(incoming),
+        os.listdir(incoming),
+    )
     checks.check("SIGTERM: exit 0", server.stop() == 0)
 
 
@@ -182,9 +216,11 @@ def writers(checks, binary, data, work):
         f.write("# Zeppelin hangar\n\nThe zeppelin hangar at the harbour holds the airship Graf Quokka.\n")
     index = [binary, "index", note, "--collection", "faq", "--data", data]
     ask = json.dumps({"collection": "faq", "question": "What does the zeppelin hangar hold?"}).encode()
+
     def asked():
         status, body, headers = request(port, "POST", "/v1/ask", ask, {"Content-Type": "application/json"})
         return status, body.decode(errors="replace"), headers.get("x-kotae-cache")
+
     asked()
     cache = asked()[2]
     checks.check("a repeated question is answered from the cache", cache == "hit", cache)
@@ -192,13 +228,22 @@ def writers(checks, binary, data, work):
     checks.check("kotae index beside the running server: exit 0", done.returncode == 0, done.stderr[-300:])
     # Asked before any search has caught up: the cached answer names the contents the CLI changed.
     status, body, cache = asked()
-    checks.check("... and not after kotae index changed the collection beside the server; the answer cites its file",
-                 status == 200 and cache == "miss" and "zeppelin.md" in body, (status, cache, body[:300]))
+    checks.check(
+        "... and not after kotae index changed the collection beside the server; the answer cites its file",
+        status == 200 and cache == "miss" and "zeppelin.md" in body,
+        (status, cache, body[:300]),
+    )
     for mode in ("bm25", "vector", "hybrid"):
-        checks.check("the server finds what the CLI committed (%s)" % mode,
-                     finds(port, "faq", "zeppelin hangar airship Graf Quokka", mode, "zeppelin.md"),
-                     [h["document"] for h in json_request(port, "POST", "/v1/search", {
-                         "collection": "faq", "query": "zeppelin Quokka", "mode": mode, "k": 1})[1].get("hits", [])])
+        checks.check(
+            "the server finds what the CLI committed (%s)" % mode,
+            finds(port, "faq", "zeppelin hangar airship Graf Quokka", mode, "zeppelin.md"),
+            [
+                h["document"]
+                for h in json_request(
+                    port, "POST", "/v1/search", {"collection": "faq", "query": "zeppelin Quokka", "mode": mode, "k": 1}
+                )[1].get("hits", [])
+            ],
+        )
 
     # Another process holds the collection's writer lock.
     lock = open(os.path.join(folder, "writer.lock"), "a+")
@@ -211,36 +256,67 @@ def writers(checks, binary, data, work):
     with open(second, "w") as f:
         f.write("The blimp mast stands beside the lighthouse.\n")
     start = time.time()
-    done = subprocess.run(index[:2] + [second] + index[3:] + ["--wait", "1"], capture_output=True, text=True, timeout=120)
-    checks.check("a second writer waits, then fails naming the holder", done.returncode != 0
-                 and "being written by another process" in done.stderr and "durable_ingestion_test" in done.stderr
-                 and time.time() - start < 30, (done.returncode, done.stderr[-300:]))
+    done = subprocess.run(
+        index[:2] + [second] + index[3:] + ["--wait", "1"], capture_output=True, text=True, timeout=120
+    )
+    checks.check(
+        "a second writer waits, then fails naming the holder",
+        done.returncode != 0
+        and "being written by another process" in done.stderr
+        and "durable_ingestion_test" in done.stderr
+        and time.time() - start < 30,
+        (done.returncode, done.stderr[-300:]),
+    )
     job = upload(port, "faq", {"airship.md": "The airship Graf Quokka is moored at mast four."})
     time.sleep(2)
     _, waiting = json_request(port, "GET", "/v1/jobs/" + job)
-    checks.check("an upload's job waits while another process writes", waiting["state"] in ("queued", "running")
-                 and waiting["files"][0]["status"] == "queued", waiting["state"])
+    checks.check(
+        "an upload's job waits while another process writes",
+        waiting["state"] in ("queued", "running") and waiting["files"][0]["status"] == "queued",
+        waiting["state"],
+    )
     fcntl.flock(lock, fcntl.LOCK_UN)
     lock.close()
     finished = wait_job(port, job, timeout=120)
-    checks.check("and runs once the lock is released", finished is not None and finished["state"] == "succeeded",
-                 finished and finished["state"])
+    checks.check(
+        "and runs once the lock is released",
+        finished is not None and finished["state"] == "succeeded",
+        finished and finished["state"],
+    )
 
     # Both write in turn; then a fresh process finds every vector and chunk in agreement.
     done = subprocess.run(index[:2] + [second] + index[3:], capture_output=True, text=True, timeout=300)
     job = upload(port, "faq", {"mast.md": "Mast four is painted white with a red band."})
     finished = wait_job(port, job, timeout=120)
-    checks.check("CLI and server writing in turn both succeed", done.returncode == 0 and (finished or {}).get("state") == "succeeded",
-                 (done.returncode, done.stderr[-200:], finished and finished["state"]))
-    checks.check("the server sees all four new documents", all(finds(port, "faq", query, "vector", name) for query, name in [
-        ("zeppelin hangar", "zeppelin.md"), ("blimp mast lighthouse", "blimp.md"),
-        ("airship moored at mast four", "airship.md"), ("mast painted white red band", "mast.md")]))
+    checks.check(
+        "CLI and server writing in turn both succeed",
+        done.returncode == 0 and (finished or {}).get("state") == "succeeded",
+        (done.returncode, done.stderr[-200:], finished and finished["state"]),
+    )
+    checks.check(
+        "the server sees all four new documents",
+        all(
+            finds(port, "faq", query, "vector", name)
+            for query, name in [
+                ("zeppelin hangar", "zeppelin.md"),
+                ("blimp mast lighthouse", "blimp.md"),
+                ("airship moored at mast four", "airship.md"),
+                ("mast painted white red band", "mast.md"),
+            ]
+        ),
+    )
     checks.check("SIGTERM: exit 0", server.stop() == 0)
-    search = subprocess.run([binary, "search", "blimp mast", "--collection", "faq", "--data", data, "--mode", "vector",
-                             "--json"], capture_output=True, text=True, timeout=120)
-    checks.check("a fresh process opens it without rebuilding and finds the CLI's document",
-                 search.returncode == 0 and "rebuilt" not in search.stderr and "blimp.md" in search.stdout,
-                 (search.returncode, search.stderr[-200:]))
+    search = subprocess.run(
+        [binary, "search", "blimp mast", "--collection", "faq", "--data", data, "--mode", "vector", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    checks.check(
+        "a fresh process opens it without rebuilding and finds the CLI's document",
+        search.returncode == 0 and "rebuilt" not in search.stderr and "blimp.md" in search.stdout,
+        (search.returncode, search.stderr[-200:]),
+    )
 
 
 def main():

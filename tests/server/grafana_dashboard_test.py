@@ -4,6 +4,7 @@ must be in its /metrics, and every label a query selects or groups by must be on
 
 Usage: grafana_dashboard_test.py KOTAE_BINARY DATA_DIR
 """
+
 import json
 import os
 import re
@@ -20,8 +21,15 @@ METRIC = re.compile(r"\b((?:kotae|process)_[a-z0-9_]+)")
 ADDED_BY_PROMETHEUS = {"job", "instance"}
 # Series that exist only on a machine with a GPU (server/gpu_metrics.cpp; tests/server/gpu_metrics_test.cpp
 # checks their names and labels) or after a GPU failed over (server/server_metrics.cpp), with their labels.
-GPU_ONLY = {name: {"gpu", "name", "uuid"} for name in ("kotae_gpu_utilization_ratio", "kotae_gpu_memory_used_bytes",
-                                                      "kotae_gpu_memory_total_bytes", "kotae_gpu_temperature_celsius")}
+GPU_ONLY = {
+    name: {"gpu", "name", "uuid"}
+    for name in (
+        "kotae_gpu_utilization_ratio",
+        "kotae_gpu_memory_used_bytes",
+        "kotae_gpu_memory_total_bytes",
+        "kotae_gpu_temperature_celsius",
+    )
+}
 GPU_ONLY["kotae_gpu_failovers_total"] = {"model"}
 
 
@@ -51,19 +59,33 @@ class GrafanaDashboard(unittest.TestCase):
     def test_every_query_names_metrics_and_labels_kotae_exports(self):
         work = tempfile.mkdtemp()
         self.addCleanup(shutil.rmtree, work)
-        server = Server(KOTAE, data_with_faq(FIXTURE, work), os.path.join(work, "serve.log"), ["--model", "smollm2-135m-instruct"])
+        server = Server(
+            KOTAE, data_with_faq(FIXTURE, work), os.path.join(work, "serve.log"), ["--model", "smollm2-135m-instruct"]
+        )
         server.start()
         try:
             port = server.port
             for _ in range(2):  # the second is a cache hit
-                json_request(port, "POST", "/v1/ask", {"collection": "faq", "question": "What is a virtual package?", "backends": "extractive"})
+                json_request(
+                    port,
+                    "POST",
+                    "/v1/ask",
+                    {"collection": "faq", "question": "What is a virtual package?", "backends": "extractive"},
+                )
             json_request(port, "POST", "/v1/search", {"collection": "faq", "query": "dpkg"})
             json_request(port, "POST", "/v1/embeddings", {"input": "hello"})
-            status, _ = json_request(port, "POST", "/v1/chat/completions",
-                                     {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4})
+            status, _ = json_request(
+                port,
+                "POST",
+                "/v1/chat/completions",
+                {"messages": [{"role": "user", "content": "Say hi."}], "max_tokens": 4},
+            )
             self.assertEqual(status, 200)
             json_request(port, "POST", "/v1/collections", {"name": "notes"})
-            self.assertEqual(wait_job(port, upload(port, "notes", {"a.md": "# Notes\n\nKotae answers questions."}))["state"], "succeeded")
+            self.assertEqual(
+                wait_job(port, upload(port, "notes", {"a.md": "# Notes\n\nKotae answers questions."}))["state"],
+                "succeeded",
+            )
             status, body, _ = request(port, "GET", "/metrics")
             self.assertEqual(status, 200)
         finally:

@@ -1,6 +1,7 @@
 """What the Python server tests share: a real `kotae serve` started on a free loopback port, HTTP
 requests (JSON or raw bytes over a socket), and a data folder with the fixture's indexed FAQ.
 Python standard library only."""
+
 import http.client
 import json
 import os
@@ -22,9 +23,13 @@ class Server:
 
     def start(self, wait_ready=True):
         log = open(self.log_path, "a", buffering=1)  # line by line: tests read it while it runs
-        self.process = subprocess.Popen([self.binary, "serve", "--data", self.data, "--port", "0"] + self.args,
-                                        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                                        preexec_fn=self.preexec)
+        self.process = subprocess.Popen(
+            [self.binary, "serve", "--data", self.data, "--port", "0"] + self.args,
+            stderr=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            text=True,
+            preexec_fn=self.preexec,
+        )
         deadline = time.time() + 180
         while time.time() < deadline:
             line = self.process.stderr.readline()
@@ -35,10 +40,12 @@ class Server:
             if event.get("event") == "listening":
                 self.port = event["port"]
             if event.get("event") == ("ready" if wait_ready else "listening"):
+
                 def drain():
                     for rest in self.process.stderr:
                         log.write(rest)
                     log.close()
+
                 self.drained = threading.Thread(target=drain, daemon=True)
                 self.drained.start()
                 return
@@ -67,8 +74,13 @@ def request(port, method, path, body=None, headers=None, timeout=120):
 
 
 def json_request(port, method, path, value=None, headers=None):
-    status, body, _ = request(port, method, path, None if value is None else json.dumps(value).encode(),
-                              dict({"Content-Type": "application/json"}, **(headers or {})))
+    status, body, _ = request(
+        port,
+        method,
+        path,
+        None if value is None else json.dumps(value).encode(),
+        dict({"Content-Type": "application/json"}, **(headers or {})),
+    )
     return status, json.loads(body) if body else None
 
 
@@ -85,6 +97,7 @@ def raw_exchange(port, data, timeout=60, close_sending=True):
                 sock.shutdown(socket.SHUT_WR)
         except OSError:
             pass  # the server answered and closed before reading everything: expected for refused requests
+
     sender = threading.Thread(target=send)
     sender.start()
     try:
@@ -137,7 +150,9 @@ class Checks:
         if self.failed:
             for log in sorted(os.listdir(work)):
                 if log.endswith(".log"):
-                    print("--- %s (last lines)\n%s" % (log, open(os.path.join(work, log)).read()[-3000:]), file=sys.stderr)
+                    print(
+                        "--- %s (last lines)\n%s" % (log, open(os.path.join(work, log)).read()[-3000:]), file=sys.stderr
+                    )
         shutil.rmtree(work, ignore_errors=True)
         print("%d passed, %d failed" % (self.passed, len(self.failed)))
         for failure in self.failed:
@@ -155,16 +170,26 @@ def error_code(body):
 def multipart(files):
     body = b""
     for name, text in files:
-        body += (b'--kb\r\nContent-Disposition: form-data; name="files"; filename="' + name.encode() +
-                 b'"\r\nContent-Type: text/markdown\r\n\r\n' + text + b"\r\n")
+        body += (
+            b'--kb\r\nContent-Disposition: form-data; name="files"; filename="'
+            + name.encode()
+            + b'"\r\nContent-Type: text/markdown\r\n\r\n'
+            + text
+            + b"\r\n"
+        )
     return body + b"--kb--\r\n"
 
 
 def upload(port, collection, files, headers=None, query=""):
     """A multipart upload of {name: text or bytes}; returns the job id."""
     body = multipart([(name, text if isinstance(text, bytes) else text.encode()) for name, text in files.items()])
-    status, answer, _ = request(port, "POST", "/v1/collections/%s/documents%s" % (collection, query), body,
-                                dict({"Content-Type": "multipart/form-data; boundary=kb"}, **(headers or {})))
+    status, answer, _ = request(
+        port,
+        "POST",
+        "/v1/collections/%s/documents%s" % (collection, query),
+        body,
+        dict({"Content-Type": "multipart/form-data; boundary=kb"}, **(headers or {})),
+    )
     assert status == 202, (status, answer)
     return json.loads(answer)["id"]
 

@@ -5,6 +5,7 @@ route template and status. --log-level warn leaves the request lines of successf
 
 Usage: logs_test.py KOTAE_BINARY DATA_DIR
 """
+
 import json
 import os
 import re
@@ -37,7 +38,9 @@ class ServerLogs(unittest.TestCase):
     def test_every_line_is_json_and_requests_carry_their_id_tenant_and_route(self):
         server, log = self.run_server("--log-level", "debug")
         try:
-            status, _, headers = request(server.port, "GET", "/v1/collections/faq", headers={"X-Request-Id": "trace-42"})
+            status, _, headers = request(
+                server.port, "GET", "/v1/collections/faq", headers={"X-Request-Id": "trace-42"}
+            )
             self.assertEqual(status, 200)
             self.assertEqual(headers["x-request-id"], "trace-42")
             status, _, headers = request(server.port, "GET", "/v1/collections/nowhere")
@@ -63,8 +66,12 @@ class ServerLogs(unittest.TestCase):
         self.assertEqual(requests[made]["status"], 404)
 
     def test_a_server_that_cannot_start_says_why_in_a_json_line(self):
-        run = subprocess.run([KOTAE, "serve", "--data", DATA, "--port", "0", "--model", "a-typo"], capture_output=True, text=True,
-                             timeout=60)
+        run = subprocess.run(
+            [KOTAE, "serve", "--data", DATA, "--port", "0", "--model", "a-typo"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         self.assertEqual(run.returncode, 2)
         lines = [json.loads(line) for line in run.stderr.splitlines() if line]
         self.assertEqual([(line["event"], line["level"]) for line in lines], [("failed", "error")])
@@ -78,8 +85,11 @@ class ServerLogs(unittest.TestCase):
             server.stop()
         lines = [json.loads(line) for line in log_lines(log)]
         self.assertFalse([line for line in lines if line["event"] == "request"], lines)
-        self.assertEqual([line["event"] for line in lines if line["level"] == "info"],
-                         ["listening", "ready", "shutting_down", "stopped"], "lifecycle lines are written at any level")
+        self.assertEqual(
+            [line["event"] for line in lines if line["level"] == "info"],
+            ["listening", "ready", "shutting_down", "stopped"],
+            "lifecycle lines are written at any level",
+        )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ chunk), the model list with an alias, and errors raised as the package's own exc
 
 Usage: openai_client_test.py KOTAE_BINARY DATA_DIR
 """
+
 import json
 import subprocess
 import sys
@@ -17,8 +18,11 @@ KOTAE, DATA = sys.argv[1], sys.argv[2]
 
 
 def start_server():
-    process = subprocess.Popen([KOTAE, "serve", "--data", DATA, "--port", "0", "--alias", "text-embedding-3-small=all-minilm-l6-v2"],
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [KOTAE, "serve", "--data", DATA, "--port", "0", "--alias", "text-embedding-3-small=all-minilm-l6-v2"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     port, deadline = None, time.time() + 120
     while time.time() < deadline:
         line = process.stderr.readline()
@@ -87,7 +91,9 @@ class OpenAIClientTest(unittest.TestCase):
         tool = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}}}
         for extra in ({"tools": [tool]}, {"n": 2}, {"response_format": {"type": "json_object"}}):
             with self.assertRaises(openai.BadRequestError, msg=str(extra)) as raised:
-                self.client.chat.completions.create(model="kotae", messages=messages, extra_body={"collection": "faq"}, **extra)
+                self.client.chat.completions.create(
+                    model="kotae", messages=messages, extra_body={"collection": "faq"}, **extra
+                )
             self.assertIn(next(iter(extra)), str(raised.exception))
 
     def test_grounded_chat_completions_streamed_and_not(self):
@@ -103,8 +109,13 @@ class OpenAIClientTest(unittest.TestCase):
 
         self.assertIsNotNone(whole.usage)
 
-        stream = self.client.chat.completions.create(model="kotae", messages=messages, stream=True,
-                                                     stream_options={"include_usage": True}, extra_body={"collection": "faq"})
+        stream = self.client.chat.completions.create(
+            model="kotae",
+            messages=messages,
+            stream=True,
+            stream_options={"include_usage": True},
+            extra_body={"collection": "faq"},
+        )
         pieces, finish, usage = [], None, []
         for chunk in stream:
             if chunk.usage is not None:  # the last chunk before [DONE], with no choices

@@ -2,6 +2,7 @@
 $NOTIFY_SOCKET once the server answers /readyz (not before), SIGHUP reads the --api-keys file again (a
 new key works, a removed one stops working, a broken file keeps the keys in force and says why), and
 STOPPING=1 at SIGTERM. A real server, a real datagram socket; no systemd needed."""
+
 import hashlib
 import json
 import os
@@ -16,8 +17,15 @@ from kotae_http import Checks, Server, data_with_faq, request
 
 def write_keys(path, *keys):
     with open(path, "w") as f:
-        json.dump({"keys": [{"name": k, "tenant": "t%d" % i, "sha256": hashlib.sha256(k.encode()).hexdigest()}
-                            for i, k in enumerate(keys)]}, f)
+        json.dump(
+            {
+                "keys": [
+                    {"name": k, "tenant": "t%d" % i, "sha256": hashlib.sha256(k.encode()).hexdigest()}
+                    for i, k in enumerate(keys)
+                ]
+            },
+            f,
+        )
 
 
 def status_with(port, key):
@@ -53,10 +61,14 @@ def main():
             if until in message:
                 return message, ready_now
         return None, None
+
     try:
         message, ready_now = receive("READY=1")
-        checks.check("READY=1 arrives on $NOTIFY_SOCKET", message is not None and "STATUS=serving on port %d" % server.port in message,
-                     messages)
+        checks.check(
+            "READY=1 arrives on $NOTIFY_SOCKET",
+            message is not None and "STATUS=serving on port %d" % server.port in message,
+            messages,
+        )
         checks.check("... when the server is ready (/readyz 200)", ready_now == 200, ready_now)
         checks.check("the first key works", status_with(server.port, "kt_first_key_0001") == 200)
 
@@ -76,8 +88,11 @@ def main():
         while time.time() < deadline and "api_keys_not_reloaded" not in read_log():
             time.sleep(0.05)
         log = read_log()
-        checks.check("a broken keys file: the keys in force stay, and the log says why",
-                     status_with(server.port, "kt_second_key_002") == 200 and "api_keys_not_reloaded" in log, log[-300:])
+        checks.check(
+            "a broken keys file: the keys in force stay, and the log says why",
+            status_with(server.port, "kt_second_key_002") == 200 and "api_keys_not_reloaded" in log,
+            log[-300:],
+        )
         checks.check("the server is alive after its reloads", server.alive())
         server.process.send_signal(signal.SIGTERM)
         message = None

@@ -7,6 +7,7 @@ raw_scores).
 
 Usage: tei_client_test.py KOTAE_BINARY DATA_DIR CROSS_ENCODER_DIR
 """
+
 import math
 import os
 import shutil
@@ -88,8 +89,11 @@ class TeiWithoutCrossEncoder(unittest.TestCase):
         np.testing.assert_allclose(raw / np.linalg.norm(raw), unit, atol=1e-5)
 
     def test_errors_are_teis(self):
-        for body, status, kind in (({"inputs": []}, 400, "Empty"), ({"input": "x"}, 422, "Validation"),
-                                   ({"inputs": "x", "truncation_direction": "left"}, 422, "Validation")):
+        for body, status, kind in (
+            ({"inputs": []}, 400, "Empty"),
+            ({"input": "x"}, 422, "Validation"),
+            ({"inputs": "x", "truncation_direction": "left"}, 422, "Validation"),
+        ):
             reply = self.http.post("/embed", json=body)
             self.assertEqual(reply.status_code, status, body)
             self.assertEqual(set(reply.json()), {"error", "error_type"})
@@ -107,8 +111,17 @@ class TeiWithoutCrossEncoder(unittest.TestCase):
         self.assertEqual([t["text"] for t in bare[0]], ["apt", "install", "##s"])
 
         info = self.http.get("/info").json()
-        for field in ("model_id", "model_dtype", "model_type", "max_concurrent_requests", "max_input_length",
-                      "max_batch_tokens", "max_client_batch_size", "tokenization_workers", "version"):
+        for field in (
+            "model_id",
+            "model_dtype",
+            "model_type",
+            "max_concurrent_requests",
+            "max_input_length",
+            "max_batch_tokens",
+            "max_client_batch_size",
+            "tokenization_workers",
+            "version",
+        ):
             self.assertIn(field, info)
         self.assertEqual(info["model_id"], "all-minilm-l6-v2")
         self.assertEqual(info["model_type"], {"embedding": {"pooling": "mean"}})
@@ -122,7 +135,9 @@ class TeiWithoutCrossEncoder(unittest.TestCase):
         self.assertIn("re-ranker", reply.json()["error"])
 
     def test_cohere_rerank_falls_back_to_cosine(self):
-        reply = self.http.post("/v2/rerank", json={"model": "any", "query": "How do I install software?", "documents": TEXTS[::-1]})
+        reply = self.http.post(
+            "/v2/rerank", json={"model": "any", "query": "How do I install software?", "documents": TEXTS[::-1]}
+        )
         self.assertEqual(reply.status_code, 200, reply.text)
         body = reply.json()
         self.assertEqual(set(body), {"id", "results", "meta"})
@@ -164,7 +179,9 @@ class TeiWithCrossEncoder(unittest.TestCase):
         self.assertEqual(self.http.post("/rerank", json=dict(query, truncate=True)).status_code, 200)
 
     def test_cohere_scores_are_probabilities_too(self):
-        reply = self.http.post("/v2/rerank", json={"query": "How do I install software?", "documents": TEXTS, "top_n": 1})
+        reply = self.http.post(
+            "/v2/rerank", json={"query": "How do I install software?", "documents": TEXTS, "top_n": 1}
+        )
         results = reply.json()["results"]
         self.assertEqual(len(results), 1)
         self.assertTrue(0 < results[0]["relevance_score"] < 1)

@@ -5,13 +5,13 @@ sync client and the async one.
 
 Usage: client_test.py KOTAE_BINARY DATA_DIR
 """
+
 import asyncio
 import sys
 import time
 import unittest
 
-from kotae import (APIConnectionError, APIError, AsyncKotae, Citations, Done, Kotae, Sources, Timings,
-                   Token)
+from kotae import APIConnectionError, APIError, AsyncKotae, Citations, Done, Kotae, Sources, Timings, Token
 from kotae_server import EXAMPLES, Server
 
 KOTAE, DATA = sys.argv[1], sys.argv[2]
@@ -120,8 +120,9 @@ class ClientTest(unittest.TestCase):
         self.assertIn("chat", kinds.values())
 
     def test_chat_completions_grounded_on_a_collection(self):
-        completion = self.client.chat_completions([{"role": "user", "content": QUESTION}], collection="examples",
-                                                  backends="extractive")
+        completion = self.client.chat_completions(
+            [{"role": "user", "content": QUESTION}], collection="examples", backends="extractive"
+        )
         self.assertRegex(completion["choices"][0]["message"]["content"], r"\[\d+\]")
         self.assertTrue(completion["kotae"]["citations"])
 
@@ -141,8 +142,9 @@ class ClientTest(unittest.TestCase):
     def test_conversations_are_listed_read_renamed_and_deleted(self):
         first = self.client.ask("examples", QUESTION, backends="extractive", cache=False)
         conversation = first["conversation_id"]
-        self.client.ask("examples", "What is a malformed database?", backends="extractive",
-                        conversation_id=conversation)
+        self.client.ask(
+            "examples", "What is a malformed database?", backends="extractive", conversation_id=conversation
+        )
         listed = self.client.conversations(collection="examples", limit=1000)
         self.assertIn((conversation, QUESTION, 2), [(c["id"], c["title"], c["turns"]) for c in listed])
         self.assertEqual(self.client.conversations(collection="no-such-collection"), [])

@@ -5,6 +5,7 @@ and LlamaIndex's OpenAILike over Kotae's OpenAI-compatible /v1/chat/completions 
 
 Usage: integrations_test.py KOTAE_BINARY DATA_DIR
 """
+
 import asyncio
 import os
 import re
@@ -68,8 +69,11 @@ class IntegrationsTest(unittest.TestCase):
         self.assertIn("multiple processes", documents[0].page_content.lower())
         scores = [d.metadata["score"] for d in documents]
         self.assertEqual(scores, sorted(scores, reverse=True))
-        pdf = asyncio.run(kotae_langchain.KotaeRetriever(collection="examples", base_url=self.server.url, k=1,
-                                                         filters={"formats": "pdf"}).ainvoke(PDF_QUESTION))
+        pdf = asyncio.run(
+            kotae_langchain.KotaeRetriever(
+                collection="examples", base_url=self.server.url, k=1, filters={"formats": "pdf"}
+            ).ainvoke(PDF_QUESTION)
+        )
         self.assertEqual(pdf[0].metadata["document"], "sqlite-when-to-use.pdf")
         self.assertGreaterEqual(pdf[0].metadata["page"], 1)
 
@@ -90,7 +94,9 @@ class IntegrationsTest(unittest.TestCase):
         self.assertEqual(len(documents), 2)
         self.assert_located(documents[0].meta, documents[0].score)
         self.assertIn("multiple processes", documents[0].content.lower())
-        again = Pipeline.from_dict(pipeline.to_dict(), allowed_modules=["kotae.integrations.haystack"])  # saved and loaded
+        again = Pipeline.from_dict(
+            pipeline.to_dict(), allowed_modules=["kotae.integrations.haystack"]
+        )  # saved and loaded
         self.assertEqual(again.run({"retriever": {"query": QUESTION, "top_k": 2}})["retriever"]["documents"], documents)
 
     # --- OpenAI-compatible endpoints through the frameworks' OpenAI classes -------------------------
@@ -99,13 +105,23 @@ class IntegrationsTest(unittest.TestCase):
         self.assertTrue(chat.invoke("Say hello.").content.strip())
         pieces = [chunk.content for chunk in chat.stream("Say hello.")]
         self.assertGreater(len([p for p in pieces if p]), 1)
-        grounded = ChatOpenAI(base_url=self.base, api_key="unused", model="kotae", max_retries=0,
-                              extra_body={"collection": "examples", "backends": "extractive"})
+        grounded = ChatOpenAI(
+            base_url=self.base,
+            api_key="unused",
+            model="kotae",
+            max_retries=0,
+            extra_body={"collection": "examples", "backends": "extractive"},
+        )
         self.assertRegex(grounded.invoke(QUESTION).content, r"\[\d+\]")
 
     def test_langchain_openai_embeddings(self):
-        embeddings = OpenAIEmbeddings(base_url=self.base, api_key="unused", model="all-minilm-l6-v2",
-                                      check_embedding_ctx_length=False, max_retries=0)
+        embeddings = OpenAIEmbeddings(
+            base_url=self.base,
+            api_key="unused",
+            model="all-minilm-l6-v2",
+            check_embedding_ctx_length=False,
+            max_retries=0,
+        )
         query = embeddings.embed_query(QUESTION)
         with Kotae(self.server.url) as client:
             direct = client.embeddings(QUESTION)["data"][0]["embedding"]
@@ -133,12 +149,25 @@ class IntegrationsTest(unittest.TestCase):
         self.assertIn(TOKEN_IDS_ERROR, str(refused))
 
     def test_llamaindex_openai_like(self):
-        llm = OpenAILike(model="kotae", api_base=self.base, api_key="unused", is_chat_model=True,
-                         context_window=4096, max_tokens=12, max_retries=0)
+        llm = OpenAILike(
+            model="kotae",
+            api_base=self.base,
+            api_key="unused",
+            is_chat_model=True,
+            context_window=4096,
+            max_tokens=12,
+            max_retries=0,
+        )
         self.assertTrue(llm.complete("Say hello.").text.strip())
         self.assertTrue(llm.chat([ChatMessage(role="user", content="Say hello.")]).message.content.strip())
-        grounded = OpenAILike(model="kotae", api_base=self.base, api_key="unused", is_chat_model=True, max_retries=0,
-                              additional_kwargs={"extra_body": {"collection": "examples", "backends": "extractive"}})
+        grounded = OpenAILike(
+            model="kotae",
+            api_base=self.base,
+            api_key="unused",
+            is_chat_model=True,
+            max_retries=0,
+            additional_kwargs={"extra_body": {"collection": "examples", "backends": "extractive"}},
+        )
         self.assertRegex(grounded.complete(QUESTION).text, r"\[\d+\]")
 
     # --- docs/integrations.md ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """A real `kotae serve` for the Python client's tests: a fresh data folder (DATA) linked to the
 installed models, the server on a free loopback port with the small local generator, and the
 example documents (examples/docs) uploaded through the client into the collection "examples"."""
+
 import os
 import shutil
 import sys
@@ -11,13 +12,15 @@ from kotae import Kotae
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "tests" / "server"))
 from kotae_http import Server as ServerProcess  # noqa: E402 (the server tests' own helper)
+
 EXAMPLES = sorted((ROOT / "examples" / "docs").iterdir())
 GENERATOR = "smollm2-135m-instruct"  # required by scripts/setup; small enough for a CPU
 
 
 def installed_models():
-    data = os.environ.get("KOTAE_DATA") or os.path.join(os.environ.get("XDG_DATA_HOME") or
-                                                        os.path.expanduser("~/.local/share"), "kotae")
+    data = os.environ.get("KOTAE_DATA") or os.path.join(
+        os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share"), "kotae"
+    )
     return os.path.join(data, "models")
 
 

@@ -5,6 +5,7 @@ route's schema has and query parameters it declares. The routes a user needs are
 
 Usage: openapi_contract_test.py [KOTAE_BINARY DATA_DIR] (ignored: the arguments of the other tests)
 """
+
 import asyncio
 import inspect
 import json
@@ -23,8 +24,16 @@ OPENAPI = json.loads((ROOT / "server" / "openapi.json").read_text())
 
 FILTERS = {"path_prefix": "docs/", "formats": ["md", "pdf"]}
 SEARCH = {"mode": "hybrid", "k": 3, "rerank": True, "filters": FILTERS}
-ANSWER = {**SEARCH, "min_relevance": 0.1, "max_tokens": 64, "temperature": 0.0, "top_p": 0.9, "seed": 7,
-          "stop": ["\n\n"], "backends": ["llama", "extractive"]}
+ANSWER = {
+    **SEARCH,
+    "min_relevance": 0.1,
+    "max_tokens": 64,
+    "temperature": 0.0,
+    "top_p": 0.9,
+    "seed": 7,
+    "stop": ["\n\n"],
+    "backends": ["llama", "extractive"],
+}
 # Each public method, called with every option it has.
 CALLS = {
     "create_collection": (("docs",), {"embedder": "all-minilm-l6-v2", "chunk_tokens": 128, "overlap_tokens": 16}),
@@ -55,12 +64,22 @@ CALLS = {
     "ready": ((), {}),
 }
 # What a user needs, each as (method, route).
-NEEDED = {("POST", "/v1/search"), ("POST", "/v1/ask"), ("GET", "/v1/collections"), ("POST", "/v1/collections"),
-          ("POST", "/v1/collections/{name}/documents"), ("GET", "/v1/jobs/{id}"), ("GET", "/v1/jobs/{id}/events"),
-          ("POST", "/v1/embeddings"), ("POST", "/v1/rerank"), ("GET", "/v1/models"), ("POST", "/v1/chat/completions")}
+NEEDED = {
+    ("POST", "/v1/search"),
+    ("POST", "/v1/ask"),
+    ("GET", "/v1/collections"),
+    ("POST", "/v1/collections"),
+    ("POST", "/v1/collections/{name}/documents"),
+    ("GET", "/v1/jobs/{id}"),
+    ("GET", "/v1/jobs/{id}/events"),
+    ("POST", "/v1/embeddings"),
+    ("POST", "/v1/rerank"),
+    ("GET", "/v1/models"),
+    ("POST", "/v1/chat/completions"),
+}
 
 JOB = {"id": "job_1", "object": "job", "state": "succeeded", "files": [], "progress": {}}
-EVENTS = "event: job\ndata: %s\n\nevent: done\ndata: {\"answer\": \"x\"}\n\n" % json.dumps(JOB)
+EVENTS = 'event: job\ndata: %s\n\nevent: done\ndata: {"answer": "x"}\n\n' % json.dumps(JOB)
 
 
 def answer(request):
@@ -97,6 +116,7 @@ def call_async(client):
                 [_ async for _ in result]
             else:
                 await result
+
     asyncio.run(run())
 
 
@@ -133,6 +153,7 @@ class OpenApiContractTest(unittest.TestCase):
     def test_every_public_method_is_checked_and_both_clients_have_them(self):
         def public(cls):
             return {name for name, _ in inspect.getmembers(cls, inspect.isfunction) if not name.startswith("_")}
+
         self.assertEqual(public(Kotae) - {"close"}, set(CALLS))
         self.assertEqual(public(AsyncKotae) - {"aclose"}, set(CALLS))
 
@@ -145,8 +166,11 @@ class OpenApiContractTest(unittest.TestCase):
             used.add((request.method, route))
             declared_query = {p["name"] for p in operation.get("parameters", []) if p.get("in") == "query"}
             for name in request.url.params:
-                self.assertIn(name, declared_query, "%s %s sends ?%s, which openapi.json does not declare"
-                              % (request.method, route, name))
+                self.assertIn(
+                    name,
+                    declared_query,
+                    "%s %s sends ?%s, which openapi.json does not declare" % (request.method, route, name),
+                )
             content_type = request.headers.get("content-type", "")
             if content_type == "application/json":
                 body = json.loads(request.content)
@@ -159,11 +183,19 @@ class OpenApiContractTest(unittest.TestCase):
 
     def test_the_async_client_sends_what_the_sync_client_sends(self):
         def shape(requests):
-            return [(r.method, r.url.path, r.content if not r.headers.get("content-type", "").startswith("multipart")
-                     else b"multipart") for r in requests]
+            return [
+                (
+                    r.method,
+                    r.url.path,
+                    r.content if not r.headers.get("content-type", "").startswith("multipart") else b"multipart",
+                )
+                for r in requests
+            ]
+
         sync = recorded(lambda t: Kotae(http_client=httpx.Client(transport=t, base_url="http://kotae")), call_sync)
-        asynchronous = recorded(lambda t: AsyncKotae(http_client=httpx.AsyncClient(transport=t, base_url="http://kotae")),
-                                call_async)
+        asynchronous = recorded(
+            lambda t: AsyncKotae(http_client=httpx.AsyncClient(transport=t, base_url="http://kotae")), call_async
+        )
         self.assertEqual(shape(sync), shape(asynchronous))
 
     def assert_fields_declared(self, body, declared, where):

@@ -1,4 +1,5 @@
 """AsyncKotae: the asynchronous client (asyncio or trio, through httpx); the same methods as Kotae."""
+
 from __future__ import annotations
 
 from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -8,19 +9,47 @@ from typing_extensions import Unpack
 
 from . import calls
 from .streaming import AskEvent, EventDecoder, ask_event
-from .transport import (DEFAULT_BASE_URL, DEFAULT_TIMEOUT, UploadFile, connection_error, decode, file_parts, is_finished,
-                        new_http_client)
-from .types import (Answer, AskOptions, ChatMessage, ChatOptions, Collection, CollectionOptions, Conversation,
-                    ConversationSummary, Document, EmbeddingList, Job, Model, RerankResults, SearchOptions,
-                    SearchResponse)
+from .transport import (
+    DEFAULT_BASE_URL,
+    DEFAULT_TIMEOUT,
+    UploadFile,
+    connection_error,
+    decode,
+    file_parts,
+    is_finished,
+    new_http_client,
+)
+from .types import (
+    Answer,
+    AskOptions,
+    ChatMessage,
+    ChatOptions,
+    Collection,
+    CollectionOptions,
+    Conversation,
+    ConversationSummary,
+    Document,
+    EmbeddingList,
+    Job,
+    Model,
+    RerankResults,
+    SearchOptions,
+    SearchResponse,
+)
 
 
 class AsyncKotae:
     """Kotae's methods, each to await (ask_stream and job_events are async iterators); on_progress
     may be a coroutine function. `http_client`: an httpx.AsyncClient to use instead of a new one."""
 
-    def __init__(self, base_url: str = DEFAULT_BASE_URL, *, api_key: Optional[str] = None,
-                 timeout: float = DEFAULT_TIMEOUT, http_client: Optional[httpx.AsyncClient] = None) -> None:
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        *,
+        api_key: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        http_client: Optional[httpx.AsyncClient] = None,
+    ) -> None:
         self._http = http_client or new_http_client(httpx.AsyncClient, base_url, api_key, timeout)
 
     async def aclose(self) -> None:
@@ -51,8 +80,14 @@ class AsyncKotae:
     async def delete_document(self, collection: str, document_id: int) -> Dict[str, Any]:
         return await self._send(calls.delete_document(collection, document_id))
 
-    async def upload(self, collection: str, files: Sequence[UploadFile], *, wait: bool = True,
-                     on_progress: Optional[Callable[[Job], Optional[Awaitable[None]]]] = None) -> Job:
+    async def upload(
+        self,
+        collection: str,
+        files: Sequence[UploadFile],
+        *,
+        wait: bool = True,
+        on_progress: Optional[Callable[[Job], Optional[Awaitable[None]]]] = None,
+    ) -> Job:
         """Uploads files to be indexed. With wait (the default) returns the job once it is over
         (its `state` says how it went), calling on_progress with each change; else at once."""
         job: Job = await self._send(calls.upload_documents(collection), files=file_parts(files))
@@ -73,8 +108,9 @@ class AsyncKotae:
         async for _, job in self._stream(calls.job_events(job_id)):
             yield job
 
-    async def wait_for_job(self, job_id: str,
-                           on_progress: Optional[Callable[[Job], Optional[Awaitable[None]]]] = None) -> Job:
+    async def wait_for_job(
+        self, job_id: str, on_progress: Optional[Callable[[Job], Optional[Awaitable[None]]]] = None
+    ) -> Job:
         async for job in self.job_events(job_id):
             if on_progress:
                 result = on_progress(job)
@@ -91,8 +127,9 @@ class AsyncKotae:
     async def ask(self, collection: str, question: str, **options: Unpack[AskOptions]) -> Answer:
         return await self._send(calls.ask(collection, question, options))
 
-    async def ask_stream(self, collection: str, question: str,
-                         **options: Unpack[AskOptions]) -> AsyncIterator[AskEvent]:
+    async def ask_stream(
+        self, collection: str, question: str, **options: Unpack[AskOptions]
+    ) -> AsyncIterator[AskEvent]:
         """The answer as it is written: Sources, Token pieces, then Citations, Timings and Done.
         An error after the stream began raises APIError (status_code 200)."""
         async for name, data in self._stream(calls.ask(collection, question, options, stream=True)):
@@ -109,8 +146,9 @@ class AsyncKotae:
         return await self._send(calls.get_task(task_id))
 
     # --- Conversations (of ask: conversation_id) -------------------------------------------------
-    async def conversations(self, *, collection: Optional[str] = None,
-                            limit: Optional[int] = None) -> List[ConversationSummary]:
+    async def conversations(
+        self, *, collection: Optional[str] = None, limit: Optional[int] = None
+    ) -> List[ConversationSummary]:
         """Stored conversations, most recently updated first; `turns` is a count."""
         return (await self._send(calls.list_conversations(collection, limit)))["data"]
 
@@ -125,12 +163,19 @@ class AsyncKotae:
         return await self._send(calls.delete_conversation(conversation_id))
 
     # --- Models: embeddings, reranking, chat -----------------------------------------------------
-    async def embeddings(self, texts: Union[str, Sequence[str]], *, model: Optional[str] = None,
-                         input_type: Optional[str] = None) -> EmbeddingList:
+    async def embeddings(
+        self, texts: Union[str, Sequence[str]], *, model: Optional[str] = None, input_type: Optional[str] = None
+    ) -> EmbeddingList:
         return await self._send(calls.embeddings(texts, model, input_type))
 
-    async def rerank(self, query: str, documents: Sequence[str], *, top_n: Optional[int] = None,
-                     return_documents: Optional[bool] = None) -> RerankResults:
+    async def rerank(
+        self,
+        query: str,
+        documents: Sequence[str],
+        *,
+        top_n: Optional[int] = None,
+        return_documents: Optional[bool] = None,
+    ) -> RerankResults:
         return await self._send(calls.rerank(query, documents, top_n, return_documents))
 
     async def models(self) -> List[Model]:

@@ -1,6 +1,7 @@
 """What each API operation sends: method, route (as server/openapi.json names it), path, JSON body
 and query. The sync and async clients send these, so the two cannot drift apart, and the contract
 test checks every route and body field against openapi.json."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -1,4 +1,5 @@
 """Kotae: the synchronous client."""
+
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
@@ -8,19 +9,47 @@ from typing_extensions import Unpack
 
 from . import calls
 from .streaming import AskEvent, EventDecoder, ask_event
-from .transport import (DEFAULT_BASE_URL, DEFAULT_TIMEOUT, UploadFile, connection_error, decode, file_parts, is_finished,
-                        new_http_client)
-from .types import (Answer, AskOptions, ChatMessage, ChatOptions, Collection, CollectionOptions, Conversation,
-                    ConversationSummary, Document, EmbeddingList, Job, Model, RerankResults, SearchOptions,
-                    SearchResponse)
+from .transport import (
+    DEFAULT_BASE_URL,
+    DEFAULT_TIMEOUT,
+    UploadFile,
+    connection_error,
+    decode,
+    file_parts,
+    is_finished,
+    new_http_client,
+)
+from .types import (
+    Answer,
+    AskOptions,
+    ChatMessage,
+    ChatOptions,
+    Collection,
+    CollectionOptions,
+    Conversation,
+    ConversationSummary,
+    Document,
+    EmbeddingList,
+    Job,
+    Model,
+    RerankResults,
+    SearchOptions,
+    SearchResponse,
+)
 
 
 class Kotae:
     """A client of one Kotae server. `http_client` replaces the httpx.Client it would create (then
     base_url, api_key and timeout are that client's business)."""
 
-    def __init__(self, base_url: str = DEFAULT_BASE_URL, *, api_key: Optional[str] = None,
-                 timeout: float = DEFAULT_TIMEOUT, http_client: Optional[httpx.Client] = None) -> None:
+    def __init__(
+        self,
+        base_url: str = DEFAULT_BASE_URL,
+        *,
+        api_key: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        http_client: Optional[httpx.Client] = None,
+    ) -> None:
         self._http = http_client or new_http_client(httpx.Client, base_url, api_key, timeout)
 
     def close(self) -> None:
@@ -51,8 +80,14 @@ class Kotae:
     def delete_document(self, collection: str, document_id: int) -> Dict[str, Any]:
         return self._send(calls.delete_document(collection, document_id))
 
-    def upload(self, collection: str, files: Sequence[UploadFile], *, wait: bool = True,
-               on_progress: Optional[Callable[[Job], None]] = None) -> Job:
+    def upload(
+        self,
+        collection: str,
+        files: Sequence[UploadFile],
+        *,
+        wait: bool = True,
+        on_progress: Optional[Callable[[Job], None]] = None,
+    ) -> Job:
         """Uploads files to be indexed. With wait (the default) returns the job once it is over
         (its `state` says how it went), calling on_progress with each change; else at once."""
         job: Job = self._send(calls.upload_documents(collection), files=file_parts(files))
@@ -105,8 +140,9 @@ class Kotae:
         return self._send(calls.get_task(task_id))
 
     # --- Conversations (of ask: conversation_id) -------------------------------------------------
-    def conversations(self, *, collection: Optional[str] = None,
-                      limit: Optional[int] = None) -> List[ConversationSummary]:
+    def conversations(
+        self, *, collection: Optional[str] = None, limit: Optional[int] = None
+    ) -> List[ConversationSummary]:
         """Stored conversations, most recently updated first; `turns` is a count."""
         return (self._send(calls.list_conversations(collection, limit)))["data"]
 
@@ -121,12 +157,19 @@ class Kotae:
         return self._send(calls.delete_conversation(conversation_id))
 
     # --- Models: embeddings, reranking, chat -----------------------------------------------------
-    def embeddings(self, texts: Union[str, Sequence[str]], *, model: Optional[str] = None,
-                   input_type: Optional[str] = None) -> EmbeddingList:
+    def embeddings(
+        self, texts: Union[str, Sequence[str]], *, model: Optional[str] = None, input_type: Optional[str] = None
+    ) -> EmbeddingList:
         return self._send(calls.embeddings(texts, model, input_type))
 
-    def rerank(self, query: str, documents: Sequence[str], *, top_n: Optional[int] = None,
-               return_documents: Optional[bool] = None) -> RerankResults:
+    def rerank(
+        self,
+        query: str,
+        documents: Sequence[str],
+        *,
+        top_n: Optional[int] = None,
+        return_documents: Optional[bool] = None,
+    ) -> RerankResults:
         return self._send(calls.rerank(query, documents, top_n, return_documents))
 
     def models(self) -> List[Model]:

@@ -1,4 +1,5 @@
 """The exceptions the client raises: the server's JSON errors keep their code and message."""
+
 from __future__ import annotations
 
 from typing import Any, Optional

@@ -1,5 +1,6 @@
 """Server-Sent Events: the decoder both clients feed line by line, and the events of a streamed
 `/v1/ask` (sources, tokens, then citations, timings and the whole answer)."""
+
 from __future__ import annotations
 
 import json
@@ -39,6 +40,7 @@ class EventDecoder:
 @dataclass(frozen=True)
 class Sources:
     """The passages the answer draws on; sent first (and again after a Restart)."""
+
     conversation_id: str
     sources: List[Source]
 
@@ -46,6 +48,7 @@ class Sources:
 @dataclass(frozen=True)
 class Token:
     """A piece of the answer's text."""
+
     text: str
 
 
@@ -57,6 +60,7 @@ class Restart:
 @dataclass(frozen=True)
 class Citations:
     """The whole answer's text and what its [n] markers cite."""
+
     answer: str
     citations: List[Citation]
 
@@ -69,6 +73,7 @@ class Timings:
 @dataclass(frozen=True)
 class Done:
     """The last event: the answer as a non-streamed /v1/ask returns it."""
+
     answer: Answer
 
 

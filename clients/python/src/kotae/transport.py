@@ -1,5 +1,6 @@
 """What the sync and async clients share around httpx: headers, turning a response into JSON or
 an APIError, the multipart parts of an upload, and when a job is over."""
+
 from __future__ import annotations
 
 import os

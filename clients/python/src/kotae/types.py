@@ -1,6 +1,7 @@
 """The shapes of the server's JSON (server/openapi.json), as TypedDicts: responses are the decoded
 JSON itself, so a field the server adds later is there too, and options are checked by type
 checkers without a runtime layer."""
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional, Union

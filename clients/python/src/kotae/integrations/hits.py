@@ -1,5 +1,6 @@
 """What every framework's document gets from a /v1/search hit: its text, and metadata naming where
 it is (document path and title, pages, byte span, headings) and how it ranked."""
+
 from __future__ import annotations
 
 from typing import Any, Dict, Optional
@@ -28,7 +29,8 @@ def hit_id(hit: SearchHit, collection: str) -> str:
     return "%s:%d" % (collection, hit["chunk_id"])
 
 
-def search_options(k: int, mode: Optional[str], rerank: Optional[bool],
-                   filters: Optional[Dict[str, Any]]) -> SearchOptions:
+def search_options(
+    k: int, mode: Optional[str], rerank: Optional[bool], filters: Optional[Dict[str, Any]]
+) -> SearchOptions:
     options: Dict[str, Any] = {"k": k, "mode": mode, "rerank": rerank, "filters": filters}
     return {key: value for key, value in options.items() if value is not None}  # type: ignore[return-value]

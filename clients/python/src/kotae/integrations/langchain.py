@@ -1,4 +1,5 @@
 """A LangChain retriever over Kotae's /v1/search (pip install 'kotae[langchain]')."""
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, Optional
@@ -36,8 +37,9 @@ class KotaeRetriever(BaseRetriever):
             self._client = Kotae(self.base_url, api_key=self.api_key)
         return self._documents(self._client.search(self.collection, query, **self._options()))
 
-    async def _aget_relevant_documents(self, query: str, *,
-                                       run_manager: AsyncCallbackManagerForRetrieverRun) -> List[Document]:
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> List[Document]:
         if self._async_client is None:
             self._async_client = AsyncKotae(self.base_url, api_key=self.api_key)
         return self._documents(await self._async_client.search(self.collection, query, **self._options()))
@@ -46,5 +48,9 @@ class KotaeRetriever(BaseRetriever):
         return search_options(self.k, self.mode, self.rerank, self.filters)
 
     def _documents(self, response: SearchResponse) -> List[Document]:
-        return [Document(page_content=hit["text"], id=hit_id(hit, self.collection),
-                         metadata=hit_metadata(hit, self.collection)) for hit in response["hits"]]
+        return [
+            Document(
+                page_content=hit["text"], id=hit_id(hit, self.collection), metadata=hit_metadata(hit, self.collection)
+            )
+            for hit in response["hits"]
+        ]

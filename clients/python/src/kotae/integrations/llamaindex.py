@@ -1,4 +1,5 @@
 """A LlamaIndex retriever over Kotae's /v1/search (pip install 'kotae[llamaindex]')."""
+
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional
@@ -18,9 +19,18 @@ class KotaeRetriever(BaseRetriever):
     source's `document` (path), `title`, `page`, byte span `start`/`end` and `heading_path`, and
     whose score is the search's."""
 
-    def __init__(self, collection: str, *, base_url: str = DEFAULT_BASE_URL, api_key: Optional[str] = None,
-                 k: int = 4, mode: Optional[str] = None, rerank: Optional[bool] = None,
-                 filters: Optional[Dict[str, Any]] = None, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        collection: str,
+        *,
+        base_url: str = DEFAULT_BASE_URL,
+        api_key: Optional[str] = None,
+        k: int = 4,
+        mode: Optional[str] = None,
+        rerank: Optional[bool] = None,
+        filters: Optional[Dict[str, Any]] = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self._collection = collection
         self._options: Any = search_options(k, mode, rerank, filters)
@@ -35,7 +45,16 @@ class KotaeRetriever(BaseRetriever):
         return self._nodes(response)
 
     def _nodes(self, response: SearchResponse) -> List[NodeWithScore]:
-        return [NodeWithScore(node=TextNode(id_=hit_id(hit, self._collection), text=hit["text"],
-                                            metadata=hit_metadata(hit, self._collection),
-                                            start_char_idx=None, end_char_idx=None),
-                              score=hit["score"]) for hit in response["hits"]]
+        return [
+            NodeWithScore(
+                node=TextNode(
+                    id_=hit_id(hit, self._collection),
+                    text=hit["text"],
+                    metadata=hit_metadata(hit, self._collection),
+                    start_char_idx=None,
+                    end_char_idx=None,
+                ),
+                score=hit["score"],
+            )
+            for hit in response["hits"]
+        ]
