@@ -134,7 +134,7 @@ def main() -> int:
 
                 c.guarded(IMPL, f"bulk {precision}", bulk, version)
             c.guarded(IMPL, f"dump {precision}", lambda: dump.add(precision, embed, query, chunks), version)
-            del model
+            model = None  # frees it before the next precision loads
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -147,7 +147,7 @@ def main() -> int:
 
             c.guarded(IMPL, f"bulk {precision}", bulk, version)
         c.guarded(IMPL, f"dump {precision}", lambda: dump.add(precision, embedder, query, chunks), version)
-        del embedder
+        embedder = None  # frees it before the next precision loads
 
     if "rerank50" in args.case_list:
         cross = inputs["models"].get("cross_encoder")

@@ -69,7 +69,6 @@ def main() -> int:
     c.set_thread_env(threads)
     impls = [i for i in args.impl.split(",") if i]
 
-    import numpy as np
     import onnxruntime as ort
     import sentence_transformers
     import torch

@@ -6,7 +6,6 @@ every citation's span is found in the document's text; a deleted document takes 
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile

@@ -22,7 +22,6 @@ Python standard library only. Prints a line per check and "N passed, N failed"; 
 import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
@@ -374,10 +373,11 @@ def faults(checks, binary, data, work, pg, redis):
     flags = ["--claim-idle", "0.5", "--max-attempts", "20", "--concurrency", "2"]
     rng = random.Random(7)
     kills = 0
-    for kills in range(1, 11):
+    for _ in range(10):
         w = worker(binary, data, work, "killed", pg, redis, flags)
         time.sleep(rng.uniform(0.2, 2.5))
         w.kill()
+        kills += 1
     survivor = worker(binary, data, work, "survivor", pg, redis, flags)
     done = [wait_job(a.port, job, timeout=300) for job in jobs]
     checks.check(
