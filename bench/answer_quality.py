@@ -26,6 +26,8 @@ import sys
 import time
 import urllib.parse
 
+from latency_stats import percentile
+
 STOP = set(
     """the and for are but not you all any can had her was one our out has him his how its may new now
 old see two way who did get let put say she too use that with have this will your from they know want been good
@@ -81,11 +83,6 @@ def ask(url, body):
     return json.loads(data), seconds
 
 
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p * len(values)))] if values else None
-
-
 def main():
     url, collection, queries, count, backends = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5:]
     with open(queries) as f:
@@ -124,9 +121,9 @@ def main():
             "supported_share": supported / answered if answered else 0.0,
             "cited_share": cited / answered if answered else 0.0,
             "claims_per_answer": claims_made / answered if answered else 0.0,
-            "latency_p50_ms": percentile(totals, 0.5),
-            "latency_p95_ms": percentile(totals, 0.95),
-            "first_token_p50_ms": percentile(first_tokens, 0.5),
+            "latency_p50_ms": percentile(totals, 50),
+            "latency_p95_ms": percentile(totals, 95),
+            "first_token_p50_ms": percentile(first_tokens, 50),
             "failures": len(failures),
         }
         if failures:

@@ -13,6 +13,8 @@ import sys
 import time
 import urllib.parse
 
+from latency_stats import percentile
+
 
 def streamed(url, body):
     """(seconds to the first token, seconds to the end, the answering back-end) of one streamed answer."""
@@ -34,11 +36,6 @@ def streamed(url, body):
     total = time.perf_counter() - started
     connection.close()
     return first, total, backend
-
-
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p * len(values)))] * 1000 if values else None
 
 
 def main():
@@ -72,8 +69,8 @@ def main():
             if first is None or backend != expected[mode]:
                 figures[mode] = (firsts, totals, failed + 1)
                 continue
-            firsts.append(first)
-            totals.append(total)
+            firsts.append(1000 * first)  # ms
+            totals.append(1000 * total)
     for mode, (firsts, totals, failed) in figures.items():
         print(
             json.dumps(
@@ -83,10 +80,10 @@ def main():
                     "questions": len(firsts),
                     "not_covered": not_covered[mode],
                     "failed": failed,
-                    "first_token_p50_ms": percentile(firsts, 0.5),
-                    "first_token_p95_ms": percentile(firsts, 0.95),
-                    "total_p50_ms": percentile(totals, 0.5),
-                    "total_p95_ms": percentile(totals, 0.95),
+                    "first_token_p50_ms": percentile(firsts, 50),
+                    "first_token_p95_ms": percentile(firsts, 95),
+                    "total_p50_ms": percentile(totals, 50),
+                    "total_p95_ms": percentile(totals, 95),
                 }
             )
         )

@@ -13,6 +13,8 @@ import sys
 import time
 import urllib.request
 
+from latency_stats import percentile
+
 
 def post(url, path, body, content_type="application/json"):
     request = urllib.request.Request(url + path, data=body, headers={"Content-Type": content_type})
@@ -62,20 +64,16 @@ def main():
             missed += 1
             continue
         latencies.append(1000 * max(0.0, on_b - on_a))
-    latencies.sort()
-    pick = lambda p: (
-        latencies[min(len(latencies) - 1, max(0, int(round(p * len(latencies))) - 1))] if latencies else None
-    )
     print(
         json.dumps(
             {
                 "name": "queue_propagation" if from_ack else "propagation",
                 "documents": count,
                 "missed": missed,
-                "p50_ms": pick(0.5),
-                "p95_ms": pick(0.95),
-                "p99_ms": pick(0.99),
-                "max_ms": latencies[-1] if latencies else None,
+                "p50_ms": percentile(latencies, 50),
+                "p95_ms": percentile(latencies, 95),
+                "p99_ms": percentile(latencies, 99),
+                "max_ms": max(latencies, default=None),
             }
         )
     )

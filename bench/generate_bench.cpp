@@ -22,7 +22,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
@@ -30,6 +29,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench/latency_stats.h"
 #include "model/llama_generator.h"
 #include "model/sentence_encoder.h"
 #include "rag/answer_pipeline.h"
@@ -39,12 +39,8 @@
 namespace {
 
 using namespace kotae;
+using bench::percentile;
 namespace fs = std::filesystem;
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(p * double(v.size()))) - 1)];
-}
 
 [[noreturn]] void die(const std::string& message) {
   std::cerr << "kotae-bench-generate: " << message << "\n";
@@ -73,7 +69,7 @@ nlohmann::json rates(const std::string& name, std::vector<double> per_second, st
   return {{"name", name},
           {"tokens", tokens},
           {"repetitions", per_second.size()},
-          {"tokens_per_s", percentile(per_second, 0.5)},
+          {"tokens_per_s", percentile(per_second, 50)},
           {"min_tokens_per_s", *std::min_element(per_second.begin(), per_second.end())},
           {"max_tokens_per_s", *std::max_element(per_second.begin(), per_second.end())}};
 }
@@ -220,11 +216,11 @@ void interleaved_follow_ups(const fs::path& gguf, int threads, int repetitions, 
       }
     }
     const std::string side = reuse ? "with_reuse" : "without_reuse";
-    line[side + "_p50_ms"] = percentile(ttft, 0.5);
-    line[side + "_p95_ms"] = percentile(ttft, 0.95);
+    line[side + "_p50_ms"] = percentile(ttft, 50);
+    line[side + "_p95_ms"] = percentile(ttft, 95);
     line[side + "_reused_tokens_per_follow_up"] = double(reused) / double(ttft.size());
-    p50.push_back(percentile(ttft, 0.5));
-    p95.push_back(percentile(ttft, 0.95));
+    p50.push_back(percentile(ttft, 50));
+    p95.push_back(percentile(ttft, 95));
   }
   line["p50_ratio"] = p50[0] / p50[1];
   line["p95_ratio"] = p95[0] / p95[1];
@@ -274,7 +270,7 @@ void answer_cases(const fs::path& gguf, int threads, int repetitions, store::Col
       auto fresh = check(generator->generate(second.messages, {.max_tokens = 1, .temperature = 0.0f}), "follow-up");
       without_reuse.push_back(fresh.stats.prompt_ms);
     }
-    const double kept_ms = percentile(with_reuse, 0.5), fresh_ms = percentile(without_reuse, 0.5);
+    const double kept_ms = percentile(with_reuse, 50), fresh_ms = percentile(without_reuse, 50);
     std::cout << nlohmann::json{{"name", "follow_up_ttft"},       {"prompt_tokens", total},
                                 {"reused_prompt_tokens", reused}, {"with_reuse_ms", kept_ms},
                                 {"without_reuse_ms", fresh_ms},   {"ratio", kept_ms / fresh_ms}}
@@ -298,10 +294,10 @@ void answer_cases(const fs::path& gguf, int threads, int repetitions, store::Col
     std::cout << nlohmann::json{{"name", "extractive_answer"},
                                 {"questions", questions.size()},
                                 {"answered", answered},
-                                {"p50_ms", percentile(stage, 0.5)},
-                                {"p99_ms", percentile(stage, 0.99)},
-                                {"answer_p50_ms", percentile(whole, 0.5)},
-                                {"answer_p99_ms", percentile(whole, 0.99)}}
+                                {"p50_ms", percentile(stage, 50)},
+                                {"p99_ms", percentile(stage, 99)},
+                                {"answer_p50_ms", percentile(whole, 50)},
+                                {"answer_p99_ms", percentile(whole, 99)}}
                      .dump()
               << std::endl;
   }

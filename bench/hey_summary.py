@@ -7,16 +7,14 @@ import csv
 import json
 import sys
 
+from latency_stats import percentile
+
 files = [a for a in sys.argv[1:] if a.endswith(".csv") and "=" not in a]
 runs = [list(csv.DictReader(open(f))) for f in files] if files else [list(csv.DictReader(sys.stdin))]
 rows = [r for run in runs for r in run]
-times = sorted(float(r["response-time"]) for r in rows)
+ms = [1000 * float(r["response-time"]) for r in rows]
 span = sum(max((float(r["offset"]) + float(r["response-time"]) for r in run), default=0) for run in runs)
 failed = sum(1 for r in rows if not r["status-code"].startswith("2"))
-
-
-def percentile(p):
-    return 1000 * times[min(len(times) - 1, max(0, int(round(p * len(times))) - 1))] if times else None
 
 
 out = dict(arg.split("=", 1) for arg in sys.argv[1:] if "=" in arg)
@@ -27,8 +25,8 @@ out.update(
     requests=len(rows),
     failed=failed,
     requests_per_s=len(rows) / span if span else None,
-    p50_ms=percentile(0.50),
-    p95_ms=percentile(0.95),
-    p99_ms=percentile(0.99),
+    p50_ms=percentile(ms, 50),
+    p95_ms=percentile(ms, 95),
+    p99_ms=percentile(ms, 99),
 )
 print(json.dumps(out))

@@ -16,6 +16,8 @@ import threading
 import time
 import urllib.parse
 
+from latency_stats import percentile
+
 QUESTIONS = [
     "How do I upgrade Debian to the next release?",
     "What is a Debian package?",
@@ -37,11 +39,6 @@ def post(connection, path, body):
         raise RuntimeError(f"{path}: {response.status} {data[:200]!r}")
 
 
-def percentile(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(p * len(values)))] * 1000 if values else None
-
-
 def closed_loop(url, path, body_of, seconds, clients):
     latencies, failures = [], []
     lock = threading.Lock()
@@ -60,7 +57,7 @@ def closed_loop(url, path, body_of, seconds, clients):
                 connection = connect(url)
                 continue
             with lock:
-                latencies.append(time.perf_counter() - started)
+                latencies.append(1000 * (time.perf_counter() - started))  # ms
             n += clients
 
     threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
@@ -153,9 +150,9 @@ def main():
                 "clients": clients,
                 "requests": len(latencies),
                 "failures": len(failures),
-                "p50_ms": percentile(latencies, 0.5),
-                "p95_ms": percentile(latencies, 0.95),
-                "p99_ms": percentile(latencies, 0.99),
+                "p50_ms": percentile(latencies, 50),
+                "p95_ms": percentile(latencies, 95),
+                "p99_ms": percentile(latencies, 99),
             }
             if failures:
                 line["first_failure"] = failures[0]

@@ -8,12 +8,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <fstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/latency_stats.h"
 #include "bench/sized_collection.h"
 #include "model/sentence_encoder.h"
 #include "search/hybrid_retriever.h"
@@ -22,13 +22,9 @@
 namespace {
 
 using namespace kotae;
+using bench::percentile;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-double percentile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[std::min(v.size() - 1, static_cast<std::size_t>(std::ceil(p * double(v.size()))) - 1)];
-}
 
 [[noreturn]] void die(const std::string& message) {
   std::cerr << "kotae-bench-search: " << message << "\n";
@@ -83,8 +79,8 @@ int main(int argc, char** argv) {
   std::cout << nlohmann::json{{"name", "query_embedding"},
                               {"model", encoder->id()},
                               {"queries", embed_ms.size()},
-                              {"p50_ms", percentile(embed_ms, 0.5)},
-                              {"p99_ms", percentile(embed_ms, 0.99)}}
+                              {"p50_ms", percentile(embed_ms, 50)},
+                              {"p99_ms", percentile(embed_ms, 99)}}
                    .dump()
             << std::endl;
 
@@ -123,9 +119,9 @@ int main(int argc, char** argv) {
                                   {"queries", total_ms.size()},
                                   {"k", options.k},
                                   {"candidates", options.candidates},
-                                  {"p50_ms", percentile(total_ms, 0.5)},
-                                  {"p95_ms", percentile(total_ms, 0.95)},
-                                  {"p99_ms", percentile(total_ms, 0.99)},
+                                  {"p50_ms", percentile(total_ms, 50)},
+                                  {"p95_ms", percentile(total_ms, 95)},
+                                  {"p99_ms", percentile(total_ms, 99)},
                                   {"mean_stage_ms",
                                    {{"bm25", sum.bm25 / n},
                                     {"vector", sum.vector / n},

@@ -25,6 +25,8 @@ import sys
 import threading
 import time
 
+from latency_stats import percentile
+
 MIX = [("search", 0.34), ("ask", 0.32), ("embeddings", 0.32), ("upload", 0.02)]
 QUESTIONS = [
     "How do I upgrade Debian?",
@@ -60,13 +62,6 @@ def rss_bytes(pid):
     except OSError:
         return None
     return None
-
-
-def percentile(values, q):
-    if not values:
-        return None
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * (len(values) - 1) + 0.5))]
 
 
 def ms(seconds):
@@ -311,8 +306,8 @@ def summarize(records, kinds=None):
         out[kind] = {
             "requests": len(mine),
             "ok": len(ok),
-            "p50_ms": ms(percentile(ok, 0.5)),
-            "p99_ms": ms(percentile(ok, 0.99)),
+            "p50_ms": ms(percentile(ok, 50)),
+            "p99_ms": ms(percentile(ok, 99)),
         }
     return out
 
@@ -415,8 +410,8 @@ def main():
             "t_s": round(end - soak_start, 1),
             "requests": len(mine),
             "requests_per_s": round(len(mine) / max(end - start, 1e-9), 1),
-            "p50_ms": ms(percentile(ok, 0.5)),
-            "p99_ms": ms(percentile(ok, 0.99)),
+            "p50_ms": ms(percentile(ok, 50)),
+            "p99_ms": ms(percentile(ok, 99)),
             "p99_ms_by_kind": {k: v["p99_ms"] for k, v in summarize(mine).items()},
             "errors": errors,
             "deliberate_429_503": deliberate,
@@ -496,12 +491,12 @@ def main():
                 "ingestion_jobs": {
                     "finished": len(load.job_results),
                     "succeeded": len(load.job_results) - len(job_failures),
-                    "p50_s": round(percentile(job_seconds, 0.5) or 0, 3),
-                    "p99_s": round(percentile(job_seconds, 0.99) or 0, 3),
+                    "p50_s": round(percentile(job_seconds, 50) or 0, 3),
+                    "p99_s": round(percentile(job_seconds, 99) or 0, 3),
                     "note": "warm-up and calibration uploads included",
                 },
-                "p50_ms": ms(percentile(ok, 0.5)),
-                "p99_ms": ms(percentile(ok, 0.99)),
+                "p50_ms": ms(percentile(ok, 50)),
+                "p99_ms": ms(percentile(ok, 99)),
                 "p99_ms_over_time": [[w["t_s"], w["p99_ms"]] for w in windows],
                 "rss_mib": {
                     "start": round(rss_start / 2**20, 1),

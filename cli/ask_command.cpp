@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/collection_access.h"
+#include "assembly/answering.h"
+#include "cli/report_error.h"
 #include "rag/answer_backends.h"
 #include "rag/answer_json.h"
 
@@ -24,17 +25,11 @@ std::string pages(const rag::Source& s) {
 int run_ask(const AskOptions& options) {
   auto mode = search::parse_search_mode(options.mode);
   if (!mode) return report_error(make_error(ErrorCode::invalid_argument, "--mode must be bm25, vector or hybrid"));
-  auto open = open_for_search(options.where, options.collection);
-  if (!open) return report_error(open.error());
-  auto reranker = load_reranker(options.where.data_dir, options.rerank_model);
-  if (!reranker) return report_error(reranker.error());
-  rag::BackendSettings settings = options.backend;
-  settings.data_dir = options.where.data_dir;
-  if (const char* key = std::getenv(options.openai_key_env.c_str())) settings.openai_api_key = key;
-  auto backends = rag::set_up_backends(settings);
-  if (!backends) return report_error(backends.error());
+  assembly::AnsweringSettings settings{options.where, options.collection, options.rerank_model, options.backend};
+  if (const char* key = std::getenv(options.openai_key_env.c_str())) settings.backends.openai_api_key = key;
+  auto answering = assembly::assemble_answering(std::move(settings));
+  if (!answering) return report_error(answering.error());
 
-  rag::AnswerPipeline pipeline(*open->encoder, reranker->get(), backends->order);
   rag::AnswerOptions ask;
   ask.search.mode = *mode;
   ask.search.k = options.k;
@@ -52,8 +47,9 @@ int run_ask(const AskOptions& options) {
     }
     return true;
   };
-  auto answer = pipeline.ask(options.question, *open->collection, ask, nullptr,
-                             options.json ? rag::AnswerSink() : rag::AnswerSink(print_events));
+  auto answer = (*answering)
+                    ->pipeline->ask(options.question, (*answering)->collection(), ask, nullptr,
+                                    options.json ? rag::AnswerSink() : rag::AnswerSink(print_events));
   if (!answer) return report_error(answer.error());
 
   if (options.json) {

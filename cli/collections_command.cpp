@@ -6,7 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/collection_access.h"
+#include "assembly/collection_access.h"
+#include "cli/report_error.h"
 #include "core/paths.h"
 #include "core/remove_tree.h"
 #include "model/installed_models.h"
@@ -119,8 +120,9 @@ int run_collections_delete(const CollectionsOptions& options) {
     const auto folder = KOTAE_TRY_VALUE(catalog->folder(store::kLocalTenant, options.name));
     std::error_code ec;
     std::filesystem::create_directories(folder, ec);  // with PostgreSQL, this machine may have none yet
-    auto lock = KOTAE_TRY_VALUE(lock_for_writing(folder, options.name, "kotae collections delete",
-                                                 std::chrono::seconds(static_cast<long long>(options.wait_s))));
+    auto lock =
+        KOTAE_TRY_VALUE(assembly::lock_for_writing(folder, options.name, "kotae collections delete",
+                                                   std::chrono::seconds(static_cast<long long>(options.wait_s))));
     KOTAE_TRY(catalog->remove(store::kLocalTenant, options.name));
     return remove_tree(folder);
   }();

@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assembly/collection_access.h"
 #include "core/paths.h"
-#include "model/sentence_encoder.h"
 
 namespace kotae::cli {
 namespace {
@@ -35,7 +35,7 @@ int run_embed(const EmbedOptions& given) {
     for (std::string line; std::getline(in, line);) options.texts.push_back(line);
   }
   const auto load_start = Clock::now();
-  auto encoder = SentenceEncoder::load(models_dir(options.data_dir) / options.model);
+  auto encoder = assembly::load_encoder(options.data_dir, options.model, EncoderOptions::Precision::fp32);
   if (!encoder) {
     std::fprintf(stderr, "kotae: %s\n", encoder.error().message.c_str());
     return 2;

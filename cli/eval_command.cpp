@@ -7,11 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/collection_access.h"
+#include "assembly/collection_access.h"
 #include "cli/progress_bar.h"
+#include "cli/report_error.h"
 #include "core/paths.h"
 #include "core/sha256.h"
-#include "model/encoder_loading.h"
 #include "rag/retrieval_evaluation.h"
 
 namespace kotae::cli {
@@ -77,7 +77,7 @@ Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& m
   ModelRun run;
   run.model = model;
   run.collection = options.collection;
-  const auto precision = asked ? *asked : KOTAE_TRY_VALUE(cpu_precision(models_dir(options.where.data_dir) / model));
+  const auto precision = asked ? *asked : KOTAE_TRY_VALUE(assembly::best_precision(options.where.data_dir, model));
   if (run.collection.empty() || options.models.size() > 1 || options.precisions.size() > 1) {
     // Vectors of one precision are not mixed with another's queries: each has its collection.
     const auto key = std::filesystem::absolute(options.dataset).lexically_normal().string() + "|" + model + "|" +
@@ -86,9 +86,10 @@ Result<ModelRun> evaluate_model(const EvalOptions& options, const std::string& m
     run.collection = (options.collection.empty() ? "eval-" + options.dataset.filename().string() : options.collection) +
                      "-" + sha256_hex(key).substr(0, 12);
   }
-  auto open = KOTAE_TRY_VALUE(open_for_indexing(options.where, run.collection, model, ingest.chunking.max_tokens,
-                                                ingest.chunking.overlap_tokens, std::chrono::seconds(60), asked));
-  auto reranker = KOTAE_TRY_VALUE(load_reranker(options.where.data_dir, options.rerank_model));
+  auto open =
+      KOTAE_TRY_VALUE(assembly::open_for_indexing(options.where, run.collection, model, ingest.chunking.max_tokens,
+                                                  ingest.chunking.overlap_tokens, std::chrono::seconds(60), asked));
+  auto reranker = KOTAE_TRY_VALUE(assembly::load_reranker(options.where.data_dir, options.rerank_model));
 
   rag::Ingester ingester(*open.collection, *open.encoder, ingest);
   ProgressBar bar;

@@ -5,8 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/collection_access.h"
+#include "assembly/collection_access.h"
 #include "cli/progress_bar.h"
+#include "cli/report_error.h"
 #include "rag/file_selection.h"
 #include "rag/ingester.h"
 
@@ -27,8 +28,8 @@ int run_index(const IndexOptions& options) {
 
   auto files = rag::select_files(options.paths, {options.include, options.exclude});
   if (!files) return report_error(files.error());
-  auto open = open_for_indexing(options.where, options.collection, options.model, ingest.chunking.max_tokens,
-                                ingest.chunking.overlap_tokens, std::chrono::seconds(options.wait_s));
+  auto open = assembly::open_for_indexing(options.where, options.collection, options.model, ingest.chunking.max_tokens,
+                                          ingest.chunking.overlap_tokens, std::chrono::seconds(options.wait_s));
   if (!open) return report_error(open.error());
 
   rag::Ingester ingester(*open->collection, *open->encoder, ingest);
@@ -89,9 +90,10 @@ int run_index(const IndexOptions& options) {
 }
 
 int run_remove(const RemoveOptions& options) {
-  auto open = open_for_search(options.where, options.collection, /*with_encoder=*/false);
+  auto open = assembly::open_for_search(options.where, options.collection, /*with_encoder=*/false);
   if (!open) return report_error(open.error());
-  auto lock = lock_for_writing(open->folder, options.collection, "kotae remove", std::chrono::seconds(options.wait_s));
+  auto lock = assembly::lock_for_writing(open->folder, options.collection, "kotae remove",
+                                         std::chrono::seconds(options.wait_s));
   if (!lock) return report_error(lock.error());
   int missing = 0;
   for (const auto& given : options.documents) {

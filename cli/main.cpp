@@ -9,14 +9,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assembly/collection_access.h"
 #include "cli/ask_command.h"
-#include "cli/collection_access.h"
 #include "cli/collections_command.h"
 #include "cli/doctor.h"
 #include "cli/embed_command.h"
 #include "cli/eval_command.h"
 #include "cli/index_command.h"
 #include "cli/model_command.h"
+#include "cli/report_error.h"
 #include "cli/search_command.h"
 #include "cli/serve_command.h"
 #include "cli/settings.h"

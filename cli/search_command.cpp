@@ -9,7 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/collection_access.h"
+#include "assembly/collection_access.h"
+#include "cli/report_error.h"
 #include "search/hybrid_retriever.h"
 #include "search/search_json.h"
 
@@ -73,9 +74,9 @@ std::string join_path(const std::vector<std::string>& headings) {
 int run_search(const SearchCommandOptions& options) {
   auto mode = search::parse_search_mode(options.mode);
   if (!mode) return report_error(make_error(ErrorCode::invalid_argument, "--mode must be bm25, vector or hybrid"));
-  auto open = open_for_search(options.where, options.collection, *mode != search::SearchMode::bm25);
+  auto open = assembly::open_for_search(options.where, options.collection, *mode != search::SearchMode::bm25);
   if (!open) return report_error(open.error());
-  auto reranker = load_reranker(options.where.data_dir, options.rerank_model);
+  auto reranker = assembly::load_reranker(options.where.data_dir, options.rerank_model);
   if (!reranker) return report_error(reranker.error());
   auto retriever = search::HybridRetriever::create(*open->collection, open->encoder.get(), reranker->get());
   if (!retriever) return report_error(retriever.error());

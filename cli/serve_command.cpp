@@ -8,7 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/collection_access.h"
+#include "assembly/collection_access.h"
+#include "cli/report_error.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/random_id.h"
@@ -18,8 +19,8 @@
 #include "platform/service_manager.h"
 #include "queue/redis_connection.h"
 #include "server/api_keys.h"
-#include "server/conversation_store.h"
-#include "server/shared_api_keys.h"
+#include "store/conversation_store.h"
+#include "store/postgres_api_keys.h"
 #include "store/postgres_connection.h"
 #include "store/postgres_record_store.h"
 
@@ -53,7 +54,8 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
        "JSON file of API keys, stored hashed (see kotae keygen); none: one open local tenant");
   flag("--io-threads", o.http.io_threads, "KOTAE_IO_THREADS", "threads reading and writing HTTP")
       ->check(CLI::Range(1, 64));
-  flag("--workers", o.workers, "KOTAE_WORKERS", "threads running requests")->check(CLI::Range(1, 1024));
+  flag("--workers", o.workers, "KOTAE_WORKERS", "threads running requests (0: four per core, at least 8)")
+      ->check(CLI::Range(0, 1024));
   flag("--max-queued", o.max_queued, "KOTAE_MAX_QUEUED", "requests waiting for a worker before 503");
   flag("--max-body-bytes", o.http.max_body_bytes, "KOTAE_MAX_BODY_BYTES", "largest upload body (413 beyond)");
   flag("--max-json-bytes", o.limits.max_json_bytes, "KOTAE_MAX_JSON_BYTES", "largest JSON request body (413 beyond)");
@@ -228,7 +230,7 @@ int run_keygen(const KeygenOptions& options) {
     auto stored = [&]() -> Result<void> {
       auto connection = KOTAE_TRY_VALUE(store::PgConnection::connect(options.store));
       KOTAE_TRY(store::migrate_postgres_schema(*connection));
-      return server::store_shared_key_entry(*connection, entry);
+      return store::PostgresApiKeys(std::make_shared<store::PgPool>(options.store, 1)).put(entry);
     }();
     if (!stored) return report_error(stored.error());
   }

@@ -4,7 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "cli/collection_access.h"
+#include "assembly/collection_access.h"
+#include "cli/report_error.h"
 #include "store/catalog.h"
 #include "store/collection_copy.h"
 

@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <future>
 
-#include "cli/collection_access.h"
+#include "assembly/answering.h"
+#include "assembly/model_pool.h"
+#include "cli/report_error.h"
 #include "core/log.h"
 #include "queue/queue_metrics.h"
-#include "server/model_pool.h"
+#include "server/status_endpoints.h"
 #include "store/postgres_connection.h"
-#include "worker/worker_status.h"
+#include "worker/worker_metrics.h"
 
 namespace kotae::cli {
 
@@ -82,7 +84,7 @@ Result<std::unique_ptr<server::HttpServer>> status_endpoints(const std::string& 
                                                              std::function<std::string()> metrics) {
   if (listen.empty()) return std::unique_ptr<server::HttpServer>();
   auto where = KOTAE_TRY_VALUE(host_and_port(listen));
-  auto started = KOTAE_TRY_VALUE(worker::serve_status(where.first, where.second, std::move(ready), std::move(metrics)));
+  auto started = KOTAE_TRY_VALUE(server::serve_status(where.first, where.second, std::move(ready), std::move(metrics)));
   log_lifecycle("listening", {{"host", where.first}, {"port", started->port()}});
   return started;
 }
@@ -118,12 +120,10 @@ int run_answer_worker(WorkerOptions& options, const sigset_t& signals) {
     return report_error(
         make_error(ErrorCode::invalid_argument, "an answer worker needs a model: --model NAME (KOTAE_MODEL)"));
   }
-  options.generator.data_dir = options.where.data_dir;
   options.generator.order = {"llama"};
-  auto backends = rag::set_up_backends(options.generator);
-  if (!backends) return report_error(backends.error());
-  Generator* model = backends->first_generator();
-  if (!model) return report_error(make_error(ErrorCode::unavailable, backends->order.front().unavailable));
+  auto generating = assembly::assemble_generator(options.generator, options.where.data_dir);
+  if (!generating) return report_error(generating.error());
+  Generator* model = generating->generator;
   worker::AnswerWorker worker(answers, *model);
 
   auto queues = std::make_shared<queue::WorkQueuePool>(answers.queue_url, answers.queue);
@@ -154,25 +154,20 @@ int run_ingest_worker(WorkerOptions& options, const sigset_t& signals) {
   if (!catalog) return report_error(catalog.error());
   auto reachable = queue::RedisConnection::connect(options.ingest.queue_url);
   if (!reachable) return report_error(reachable.error());
-  server::ModelPoolOptions models;
+  assembly::ModelPoolOptions models;
   models.data_dir = options.where.data_dir;
   models.backends.data_dir = options.where.data_dir;
   models.backends.order = {"extractive"};  // an ingestion worker generates nothing
   models.embedder = options.embedder;
-  auto pool = server::ModelPool::load(models);
+  auto pool = assembly::ModelPool::load(models);
   if (!pool) return report_error(pool.error());
-  server::CollectionRegistry collections(**catalog, **pool);
+  assembly::CollectionRegistry collections(**catalog, **pool);
   auto queues = std::make_shared<queue::WorkQueuePool>(options.ingest.queue_url, options.ingest.queue);
-  auto store_pool = std::make_shared<store::PgPool>((*catalog)->url());
-  server::QueuedJobs jobs(store_pool, queues);
+  jobs::QueuedJobs jobs(std::make_shared<store::PgPool>((*catalog)->url()), queues);
   worker::IngestWorker worker(options.ingest, collections, jobs);
 
   // Ready while the threads reach Redis and a round trip to PostgreSQL succeeds now.
-  auto ready = [&worker, store_pool] {
-    if (!worker.ready()) return false;
-    auto lease = store_pool->acquire(std::chrono::milliseconds(500));
-    return lease && (*lease)->query("SELECT 1::bigint").ok();
-  };
+  auto ready = [&worker, &jobs] { return worker.ready() && jobs.store_reachable(); };
   auto status = status_endpoints(options.listen, ready, [&worker, &jobs] {
     auto figures = jobs.stats();
     return worker::ingest_metrics_text(worker) +

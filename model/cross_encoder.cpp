@@ -40,41 +40,35 @@ CrossEncoder::CrossEncoder(ModelManifest manifest, text::WordPieceTokenizer toke
 Result<std::unique_ptr<CrossEncoder>> CrossEncoder::load(const std::filesystem::path& model_dir,
                                                          const CrossEncoderOptions& options) {
   // Checksums first: ONNX Runtime never reads a file the manifest does not vouch for.
-  auto manifest = load_verified_manifest(model_dir, "reranker");
-  if (!manifest) return manifest.error();
-  const std::string& name = manifest->name;
+  auto model = KOTAE_TRY_VALUE(open_text_model(model_dir, "reranker", {"onnx"}, [](const ModelManifest& m) {
+    return Error{ErrorCode::model, "model " + m.name + ": manifest needs an onnx and a tokenizer file"};
+  }));
+  const ModelManifest& manifest = model.manifest;
+  const std::string& name = manifest.name;
   // Three tokens go to [CLS] and two [SEP]; the passage needs room for at least one more.
-  if (manifest->max_length <= 4) {
+  if (manifest.max_length <= 4) {
     return make_error(ErrorCode::model, "model " + name + ": manifest max_length " +
-                                            std::to_string(manifest->max_length) + " is not the model's token limit");
+                                            std::to_string(manifest.max_length) + " is not the model's token limit");
   }
-  if (manifest->output.empty()) {
+  if (manifest.output.empty()) {
     return make_error(ErrorCode::model,
                       "model " + name + ": manifest names no output (Hugging Face exports: \"logits\")");
   }
-  const ModelFile* onnx = manifest->file_with_role("onnx");
-  const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
-  if (!onnx || !tokenizer_file) {
-    return make_error(ErrorCode::model, "model " + name + ": manifest needs an onnx and a tokenizer file");
-  }
-  const std::string onnx_file = (model_dir / onnx->path).string();
-  auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
-  if (!tokenizer) return tokenizer.error();
-  auto session = OnnxSession::open(model_dir / onnx->path, options.session);
-  if (!session) return session.error();
-  const auto& outputs = (*session)->output_names();
-  if (std::find(outputs.begin(), outputs.end(), manifest->output) == outputs.end()) {
-    return make_error(ErrorCode::model, onnx_file + ": manifest output '" + manifest->output +
+  const std::string onnx_file = model.weights.string();
+  auto session = KOTAE_TRY_VALUE(OnnxSession::open(model.weights, options.session));
+  const auto& outputs = session->output_names();
+  if (std::find(outputs.begin(), outputs.end(), manifest.output) == outputs.end()) {
+    return make_error(ErrorCode::model, onnx_file + ": manifest output '" + manifest.output +
                                             "' is not in the model (its outputs: " + joined(outputs) + ")");
   }
-  if (auto ok = check_bert_signature(**session, *manifest, onnx_file); !ok) return ok.error();
-  if (const auto shape = (*session)->output_shape(manifest->output); !is_logits_shape(shape)) {
-    return make_error(ErrorCode::model, onnx_file + ": output '" + manifest->output + "' has shape " +
+  KOTAE_TRY(check_bert_signature(*session, manifest, onnx_file));
+  if (const auto shape = session->output_shape(manifest.output); !is_logits_shape(shape)) {
+    return make_error(ErrorCode::model, onnx_file + ": output '" + manifest.output + "' has shape " +
                                             shape_text(shape) + ", not [batch, 1] or [batch, 2]");
   }
 
   std::unique_ptr<CrossEncoder> encoder(
-      new CrossEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*session), onnx_file, options));
+      new CrossEncoder(std::move(model.manifest), std::move(model.tokenizer), std::move(session), onnx_file, options));
   if (options.warm_up) {
     const std::string passage = "Kotae warms up every model before it serves.";
     if (auto scores = encoder->score("Does Kotae warm up its models?", std::span(&passage, 1)); !scores) {

@@ -11,24 +11,20 @@ Result<std::unique_ptr<CudaCrossEncoder>> CudaCrossEncoder::load(const std::file
                                                                  const std::filesystem::path& plugin_path) {
   const GpuReport gpus = probe_gpus();
   if (!gpus.present) return make_error(ErrorCode::unsupported, "no GPU: " + gpus.note);
-  auto manifest = load_verified_manifest(model_dir, "reranker");
-  if (!manifest) return manifest.error();
-  const ModelFile* weights = manifest->file_with_role("safetensors-fp16");
-  if (!weights) weights = manifest->file_with_role("safetensors");
-  const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
-  if (!weights || !tokenizer_file || manifest->heads <= 0 || manifest->max_length <= 4) {
-    return make_error(ErrorCode::unsupported,
-                      "reranker " + manifest->name +
-                          " lists no safetensors weights, heads and max_length for the CUDA cross-encoder");
-  }
-  auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
-  if (!tokenizer) return tokenizer.error();
-  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, gpus.devices.front(), manifest->heads,
-                                         128, manifest->max_length);
+  auto unsupported = [](const ModelManifest& m) {
+    return Error{ErrorCode::unsupported, "reranker " + m.name +
+                                             " lists no safetensors weights, heads and max_length for the CUDA "
+                                             "cross-encoder"};
+  };
+  auto files =
+      KOTAE_TRY_VALUE(open_text_model(model_dir, "reranker", {"safetensors-fp16", "safetensors"}, unsupported));
+  if (files.manifest.heads <= 0 || files.manifest.max_length <= 4) return unsupported(files.manifest);
+  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, files.weights.lexically_relative(model_dir),
+                                         gpus.devices.front(), files.manifest.heads, 128, files.manifest.max_length);
   if (!plugin) return plugin.error();
   const std::string provider = "KotaeCUDA (" + (*plugin)->device + ")";
   std::unique_ptr<CudaCrossEncoder> model(
-      new CudaCrossEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));
+      new CudaCrossEncoder(std::move(files.manifest), std::move(files.tokenizer), std::move(*plugin)));
   model->provider_ = provider;
   // A first batch, so weights that are an encoder without a classifier head fail here, not at a question.
   const std::string passage = "warm-up passage";

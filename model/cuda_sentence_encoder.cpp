@@ -13,23 +13,18 @@ Result<std::unique_ptr<CudaSentenceEncoder>> CudaSentenceEncoder::load(const std
                                                                        const std::filesystem::path& plugin_path) {
   const GpuReport gpus = probe_gpus();
   if (!gpus.present) return make_error(ErrorCode::unsupported, "no GPU: " + gpus.note);
-  auto manifest = load_verified_manifest(model_dir, "embedding");
-  if (!manifest) return manifest.error();
-  const ModelFile* weights = manifest->file_with_role("safetensors-fp16");
-  const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
-  if (!weights || !tokenizer_file || manifest->pooling != "mean" || manifest->heads <= 0) {
-    return make_error(ErrorCode::unsupported,
-                      "model " + manifest->name + " has no FP16 safetensors for the CUDA encoder");
-  }
-  auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
-  if (!tokenizer) return tokenizer.error();
+  auto unsupported = [](const ModelManifest& m) {
+    return Error{ErrorCode::unsupported, "model " + m.name + " has no FP16 safetensors for the CUDA encoder"};
+  };
+  auto model = KOTAE_TRY_VALUE(open_text_model(model_dir, "embedding", {"safetensors-fp16"}, unsupported));
+  if (model.manifest.pooling != "mean" || model.manifest.heads <= 0) return unsupported(model.manifest);
 
-  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, weights->path, gpus.devices.front(), manifest->heads,
-                                         64, manifest->max_length);
+  auto plugin = open_cuda_encoder_plugin(plugin_path, model_dir, model.weights.lexically_relative(model_dir),
+                                         gpus.devices.front(), model.manifest.heads, 64, model.manifest.max_length);
   if (!plugin) return plugin.error();
   const std::string provider = "KotaeCUDA (" + (*plugin)->device + ")";
   std::unique_ptr<CudaSentenceEncoder> encoder(
-      new CudaSentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*plugin)));
+      new CudaSentenceEncoder(std::move(model.manifest), std::move(model.tokenizer), std::move(*plugin)));
   encoder->provider_ = provider;
   return encoder;
 }

@@ -18,36 +18,29 @@ SentenceEncoder::SentenceEncoder(ModelManifest manifest, text::WordPieceTokenize
 
 Result<std::unique_ptr<SentenceEncoder>> SentenceEncoder::load(const std::filesystem::path& model_dir,
                                                                const EncoderOptions& options) {
-  auto manifest = load_verified_manifest(model_dir, "embedding");
-  if (!manifest) return manifest.error();
-  const std::string& name = manifest->name;
-  if (manifest->pooling != "mean" && manifest->pooling != "cls") {
-    return make_error(ErrorCode::model, "model " + name + ": unknown pooling '" + manifest->pooling + "'");
-  }
-  if (manifest->dimension <= 0 || manifest->max_length <= 2) {
-    return make_error(ErrorCode::model, "model " + name + ": manifest lacks dimension or max_length");
-  }
   const std::string role = options.precision == EncoderOptions::Precision::fp16   ? "onnx-fp16"
                            : options.precision == EncoderOptions::Precision::int8 ? "onnx-int8"
                                                                                   : "onnx";
-  const ModelFile* onnx = manifest->file_with_role(role);
-  const ModelFile* tokenizer_file = manifest->file_with_role("tokenizer");
-  if (!onnx || !tokenizer_file) {
-    return make_error(ErrorCode::model, "model " + name + ": manifest needs an " + role + " and a tokenizer file");
+  auto model = KOTAE_TRY_VALUE(open_text_model(model_dir, "embedding", {role}, [&](const ModelManifest& m) {
+    return Error{ErrorCode::model, "model " + m.name + ": manifest needs an " + role + " and a tokenizer file"};
+  }));
+  const ModelManifest& manifest = model.manifest;
+  if (manifest.pooling != "mean" && manifest.pooling != "cls") {
+    return make_error(ErrorCode::model, "model " + manifest.name + ": unknown pooling '" + manifest.pooling + "'");
   }
-  auto tokenizer = text::WordPieceTokenizer::from_tokenizer_json(model_dir / tokenizer_file->path);
-  if (!tokenizer) return tokenizer.error();
-  auto session = OnnxSession::open(model_dir / onnx->path, options.session);
-  if (!session) return session.error();
-  if (auto ok = check_bert_signature(**session, *manifest, model_dir / onnx->path); !ok) return ok.error();
-  const auto shape = (*session)->output_shape(manifest->output);
-  if (shape.size() != 3 || (shape[2] > 0 && shape[2] != manifest->dimension)) {
-    return make_error(ErrorCode::model, (model_dir / onnx->path).string() + ": output '" + manifest->output +
-                                            "' is not [batch, tokens, " + std::to_string(manifest->dimension) + "]");
+  if (manifest.dimension <= 0 || manifest.max_length <= 2) {
+    return make_error(ErrorCode::model, "model " + manifest.name + ": manifest lacks dimension or max_length");
+  }
+  auto session = KOTAE_TRY_VALUE(OnnxSession::open(model.weights, options.session));
+  KOTAE_TRY(check_bert_signature(*session, manifest, model.weights));
+  const auto shape = session->output_shape(manifest.output);
+  if (shape.size() != 3 || (shape[2] > 0 && shape[2] != manifest.dimension)) {
+    return make_error(ErrorCode::model, model.weights.string() + ": output '" + manifest.output +
+                                            "' is not [batch, tokens, " + std::to_string(manifest.dimension) + "]");
   }
 
   std::unique_ptr<SentenceEncoder> encoder(
-      new SentenceEncoder(std::move(*manifest), std::move(*tokenizer), std::move(*session), options));
+      new SentenceEncoder(std::move(model.manifest), std::move(model.tokenizer), std::move(session), options));
   if (options.warm_up) {
     const std::string probe = "Kotae warms up every model before it serves.";
     if (auto vectors = encoder->embed(std::span(&probe, 1), TextRole::passage); !vectors) return vectors.error();

@@ -9,9 +9,6 @@
 
 namespace kotae::queue {
 
-// "# HELP NAME HELP" and "# TYPE NAME TYPE" lines, as every metric of the text format starts.
-void append_metric_header(std::string& out, const char* name, const char* type, const char* help);
-
 struct NamedQueueStats {
   std::string queue;  // its name ("kotae:ingest")
   QueueStats stats;

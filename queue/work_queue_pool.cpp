@@ -2,24 +2,15 @@
 
 namespace kotae::queue {
 
-WorkQueuePool::Lease::~Lease() {
-  if (!pool_ || !queue_ || queue_->broken()) return;
-  std::lock_guard lock(pool_->mutex_);
-  pool_->idle_.push_back(std::move(queue_));
-}
-
-Result<WorkQueuePool::Lease> WorkQueuePool::acquire() {
-  {
-    std::lock_guard lock(mutex_);
-    if (!idle_.empty()) {
-      auto queue = std::move(idle_.back());
-      idle_.pop_back();
-      return Lease(this, std::move(queue));
-    }
-  }
-  auto connection = KOTAE_TRY_VALUE(RedisConnection::connect(url_));
-  return Lease(this, std::make_unique<WorkQueue>(std::move(connection), options_));
-}
+WorkQueuePool::WorkQueuePool(std::string url, WorkQueueOptions options)
+    : Pool(
+          [url, options]() -> Result<std::unique_ptr<WorkQueue>> {
+            auto connection = KOTAE_TRY_VALUE(RedisConnection::connect(url));
+            return std::make_unique<WorkQueue>(std::move(connection), options);
+          },
+          0, [](WorkQueue& queue) { return !queue.broken(); }),
+      url_(std::move(url)),
+      options_(std::move(options)) {}
 
 Result<QueueStats> WorkQueuePool::stats(std::chrono::milliseconds max_age) {
   std::lock_guard lock(stats_mutex_);

@@ -10,30 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "core/pool.h"
 #include "core/result.h"
 #include "queue/work_queue.h"
 
 namespace kotae::queue {
 
-class WorkQueuePool {
+class WorkQueuePool : public Pool<WorkQueue> {
  public:
-  class Lease {
-   public:
-    Lease(WorkQueuePool* pool, std::unique_ptr<WorkQueue> queue) : pool_(pool), queue_(std::move(queue)) {}
-    ~Lease();
-    Lease(Lease&&) noexcept = default;
-    Lease& operator=(Lease&&) = delete;
-    WorkQueue& operator*() const { return *queue_; }
-    WorkQueue* operator->() const { return queue_.get(); }
-
-   private:
-    WorkQueuePool* pool_;
-    std::unique_ptr<WorkQueue> queue_;
-  };
-
-  WorkQueuePool(std::string url, WorkQueueOptions options) : url_(std::move(url)), options_(std::move(options)) {}
-  // `unavailable` when Redis cannot be reached.
-  Result<Lease> acquire();
+  WorkQueuePool(std::string url, WorkQueueOptions options);
+  // acquire(): `unavailable` when Redis cannot be reached.
   // Runs `use` on a borrowed queue, and once more on a fresh connection when the first try found Redis
   // unavailable (an idle connection Redis dropped, as when it restarted).
   template <typename Use>
@@ -53,8 +39,6 @@ class WorkQueuePool {
  private:
   std::string url_;
   WorkQueueOptions options_;
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<WorkQueue>> idle_;
   std::mutex stats_mutex_;
   std::optional<QueueStats> stats_;
   std::chrono::steady_clock::time_point stats_at_;

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <optional>
-
-#include "core/assert.h"
 
 #include "rag/answer_cache.h"
 #include "rag/extractive_backend.h"
@@ -56,8 +57,9 @@ AnswerPipeline::AnswerPipeline(const Encoder& encoder, const Reranker* reranker,
     : encoder_(encoder), reranker_(reranker), backends_(std::move(backends)) {}
 
 // One question on its way through the stages. The stages before generation run on the caller's thread;
-// generation, on a back-end's own thread where it has one (unless `blocking`: the caller's thread waits,
-// and every stage runs on it). A back-end that fails hands the question to the next through `post`.
+// generation, on a back-end's own thread where it has one. Each model's answer comes back on the
+// model's thread, and the next stage goes through `post`; a back-end that fails hands the question to
+// the next the same way.
 struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
   const Encoder& encoder;
   const Reranker* reranker;
@@ -70,7 +72,6 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
   AnswerSink sink;
   AnswerDone done;
   Executor post;
-  bool blocking = false;
 
   Clock::time_point start = Clock::now();
   Answer answer;
@@ -101,8 +102,7 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
   }
 
   // Embed once: the vector serves retrieval, the relevance check and the extractive back-end. Then
-  // retrieve (and rerank) and go on to the back-ends. Each model's answer comes back on its own thread
-  // unless blocking; the next stage goes through `post`.
+  // retrieve (and rerank) and go on to the back-ends.
   void begin() {
     if (question.find_first_not_of(" \t\r\n") == std::string::npos) {
       return done(make_error(ErrorCode::invalid_argument, "the question is empty"));
@@ -117,7 +117,6 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
         self->retrieve();
       });
     };
-    if (blocking) return embedded(encoder.embed(std::span(&question, 1), TextRole::query));
     encoder.embed_encoded_async({encoder.tokenize_as(TextRole::query, question)}, std::move(embedded));
   }
 
@@ -143,7 +142,6 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
       });
     };
     auto passages = search::HybridRetriever::rerank_passages(*hits, options.search);
-    if (blocking) return reranked(reranker->score(question, passages));
     reranker->score_async(question, std::move(passages), std::move(reranked));
   }
 
@@ -226,7 +224,7 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
     }
     if (!input) {
       input.emplace(AnswerInput{question, question_vector, retrieved, history(), collection, encoder,
-                                options.generation, options.extractive, blocking});
+                                options.generation, options.extractive});
     }
     auto self = shared_from_this();
     AnswerCallbacks callbacks;
@@ -266,15 +264,37 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
 Result<Answer> AnswerPipeline::ask(std::string_view question, const store::Collection& collection,
                                    const AnswerOptions& options, Conversation* conversation,
                                    const AnswerSink& sink) const {
-  auto run = std::make_shared<Run>(*this, std::string(question), collection, options, conversation);
-  std::optional<Result<Answer>> result;
-  run->sink = sink;
-  run->done = [&result](Result<Answer> answer) { result.emplace(std::move(answer)); };
-  run->post = [](std::function<void()> work) { work(); };
-  run->blocking = true;
-  run->begin();
-  KOTAE_ASSERT(result.has_value());  // every stage ran on this thread
-  return std::move(*result);
+  // The asynchronous pipeline, its stages posted back to this thread, which runs them until the answer
+  // is done. Shared, since a model's thread may still be leaving a callback when this returns.
+  struct Waiting {
+    std::mutex mutex;
+    std::condition_variable woken;
+    std::deque<std::function<void()>> stages;
+    std::optional<Result<Answer>> result;
+  };
+  auto waiting = std::make_shared<Waiting>();
+  auto post = [waiting](std::function<void()> stage) {
+    std::lock_guard lock(waiting->mutex);
+    waiting->stages.push_back(std::move(stage));
+    waiting->woken.notify_one();
+  };
+  auto done = [waiting](Result<Answer> answer) {
+    std::lock_guard lock(waiting->mutex);
+    waiting->result.emplace(std::move(answer));
+    waiting->woken.notify_one();
+  };
+  ask_async(std::string(question), collection, options, conversation, sink, std::move(done), std::move(post));
+  std::unique_lock lock(waiting->mutex);
+  for (;;) {
+    waiting->woken.wait(lock, [&] { return waiting->result.has_value() || !waiting->stages.empty(); });
+    if (waiting->stages.empty()) break;
+    auto stage = std::move(waiting->stages.front());
+    waiting->stages.pop_front();
+    lock.unlock();
+    stage();
+    lock.lock();
+  }
+  return std::move(*waiting->result);
 }
 
 void AnswerPipeline::ask_async(std::string question, const store::Collection& collection, AnswerOptions options,

@@ -100,8 +100,9 @@ class AnswerPipeline {
   // The encoder must be the collection's embedder; the reranker may be null. All are borrowed.
   AnswerPipeline(const Encoder& encoder, const Reranker* reranker, std::vector<AnswerBackend> backends);
 
-  // A follow-up question passes its conversation, which gains the answered turn. Every stage runs on
-  // the calling thread.
+  // A follow-up question passes its conversation, which gains the answered turn. Waits for the answer:
+  // ask_async with its stages posted back to the calling thread; `sink` hears the tokens on the
+  // generating back-end's thread while the caller waits.
   Result<Answer> ask(std::string_view question, const store::Collection& collection, const AnswerOptions& options,
                      Conversation* conversation = nullptr, const AnswerSink& sink = {}) const;
 

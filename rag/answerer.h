@@ -32,7 +32,6 @@ struct AnswerInput {
   const Encoder& encoder;  // the collection's embedder
   const GenerationOptions& generation;
   const ExtractiveOptions& extractive;
-  bool blocking = false;  // answer on the calling thread (else a back-end with a thread of its own answers there)
 };
 
 struct BackendAnswer {

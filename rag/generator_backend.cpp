@@ -19,7 +19,6 @@ void GeneratorBackend::answer(const AnswerInput& input, AnswerCallbacks callback
     CitedAnswer cited = resolve_citations(g->text, sources);
     done(BackendAnswer{std::move(cited.text), std::move(cited.citations), true, g->stats, prompt_ms});
   };
-  if (input.blocking) return generated(generator_->generate(prompt->messages, input.generation, callbacks.piece));
   generator_->start(std::move(prompt->messages), input.generation, std::move(callbacks.piece), std::move(generated));
 }
 

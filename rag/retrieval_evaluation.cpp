@@ -3,20 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/percentile.h"
 #include "core/sha256.h"
 #include "text/loaders/loader.h"
 
 namespace kotae::rag {
-namespace {
-
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(std::ceil(p * double(values.size()))) - 1;
-  return values[std::min(index, values.size() - 1)];
-}
-
-}  // namespace
 
 Result<IngestSummary> index_beir_corpus(Ingester& ingester, const BeirDataset& dataset,
                                         const std::function<void(std::size_t, std::size_t)>& on_progress) {
@@ -73,7 +64,7 @@ Result<std::vector<ModeEvaluation>> evaluate_retrieval(const search::HybridRetri
       }
       metrics.add(search::rank_documents(chunk_documents), dataset.qrels.at(dataset.queries[q].id));
     }
-    evaluations.push_back({mode, reranked, metrics.result(), percentile(latencies, 0.5), percentile(latencies, 0.99)});
+    evaluations.push_back({mode, reranked, metrics.result(), percentile(latencies, 50), percentile(latencies, 99)});
   }
   return evaluations;
 }

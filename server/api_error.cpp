@@ -27,9 +27,12 @@ HttpResponse json_response(int status, const nlohmann::json& body) {
   return {status, "application/json", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), {}};
 }
 
+nlohmann::json error_envelope(const ApiError& error) {
+  return {{"error", {{"code", error.code}, {"type", error.code}, {"message", error.message}}}};
+}
+
 HttpResponse error_response(const ApiError& error) {
-  auto response = json_response(error.status,
-                                {{"error", {{"code", error.code}, {"type", error.code}, {"message", error.message}}}});
+  auto response = json_response(error.status, error_envelope(error));
   if (error.status == 503 || error.status == 429) response.headers.emplace_back("Retry-After", "1");
   return response;
 }

@@ -24,6 +24,8 @@ ApiError bad_request(std::string message);
 // overloaded 503, unsupported 501, the rest 500.
 ApiError from_error(const Error& error);
 
+// The one error envelope: {"error": {"code", "type", "message"}} (responses, stream events, task records).
+nlohmann::json error_envelope(const ApiError& error);
 HttpResponse json_response(int status, const nlohmann::json& body);
 HttpResponse error_response(const ApiError& error);
 

@@ -5,8 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assembly/collection_registry.h"
 #include "core/sha256.h"
-#include "server/collection_registry.h"
 
 namespace kotae::server {
 
@@ -42,7 +42,7 @@ Result<ApiKeys> ApiKeys::from_entries(const nlohmann::json& entries, const std::
     ApiKey key;
     key.name = k.value("name", "");
     key.admin = k.value("admin", false);
-    key.tenant = k.value("tenant", key.admin ? std::string(kLocalTenant) : "");
+    key.tenant = k.value("tenant", key.admin ? std::string(store::kLocalTenant) : "");
     key.rate_per_second = k.value("rate_per_second", 0.0);
     key.burst = k.value("burst", key.rate_per_second > 0 ? std::max(1.0, key.rate_per_second) : 0.0);
     const std::string hash = k.value("sha256", "");

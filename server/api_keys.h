@@ -5,7 +5,7 @@
 //             {"name": "ops", "admin": true, "sha256": "..."}]}
 // Each key belongs to a tenant and sees only that tenant's collections, jobs and conversations. An admin
 // key may also read /metrics and act for any tenant (header X-Kotae-Tenant). `kotae keygen` makes keys.
-// Over a shared store the same entries may also live in PostgreSQL (server/shared_api_keys.h), so
+// Over a shared store the same entries may also live in PostgreSQL (store/postgres_api_keys.h), so
 // every replica knows every key and its quota.
 
 #include <cstdint>

@@ -3,9 +3,9 @@
 // With "stream": true the answer comes as Server-Sent Events: sources, token..., (restart), citations,
 // timings, done (the whole answer); an error after the stream began is an "error" event.
 // With "async": true the answer is 202 {id, status}; GET /v1/tasks/{id} (on any replica, with a work
-// queue) gives the status, then the answer as POST /v1/ask returns it (server/ask_tasks.h).
+// queue) gives the status, then the answer as POST /v1/ask returns it (jobs/ask_tasks.h).
 // Each answered question is a turn of its conversation (conversation_id; a new one without it), stored
-// before the answer goes out (server/conversation_store.h), so a follow-up may go to any replica, at
+// before the answer goes out (store/conversation_store.h), so a follow-up may go to any replica, at
 // any later time.
 
 #include <chrono>
@@ -15,6 +15,7 @@
 #include "core/random_id.h"
 #include "rag/answer_json.h"
 #include "server/ask_request.h"
+#include "server/conversation_record.h"
 #include "server/conversation_request.h"
 #include "server/json_body.h"
 #include "server/search_request.h"
@@ -27,7 +28,7 @@ namespace {
 struct AskCall {
   std::string question;
   std::string tenant;
-  std::shared_ptr<ServedCollection> collection;
+  std::shared_ptr<assembly::ServedCollection> collection;
   bool follow_up = false;           // a conversation_id was given
   ConversationRecord conversation;  // as stored before this question (a new one: its id alone)
   rag::Conversation history;        // what the question builds on, rebuilt from the stored turns
@@ -60,20 +61,16 @@ void load_conversation(AskCall& ask, ServerContext& context) {
   if (stored->summary.collection != ask.collection->name) {
     throw bad_request("conversation '" + id + "' is about collection '" + stored->summary.collection + "'");
   }
-  if (stored->summary.turns >= ConversationStore::kMaxTurns) {
+  if (stored->summary.turns >= store::ConversationStore::kMaxTurns) {
     throw bad_request("conversation '" + id + "' has " + std::to_string(stored->summary.turns) +
                       " turns, the most one may have: start a new one");
   }
-  if (const std::size_t bytes = stored->turns.dump().size(); bytes >= ConversationStore::kMaxStoredBytes) {
+  if (const std::size_t bytes = stored->turns.dump().size(); bytes >= store::ConversationStore::kMaxStoredBytes) {
     throw bad_request("conversation '" + id + "' holds " + std::to_string(bytes) +
                       " bytes, the most one may: start a new one");
   }
   ask.history = value_or_throw(conversation_history(stored->turns));
   ask.conversation = std::move(*stored);
-}
-
-nlohmann::json error_json(const ApiError& e) {
-  return {{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}};
 }
 
 std::string dump(const nlohmann::json& j) {
@@ -86,7 +83,7 @@ nlohmann::json task_json(nlohmann::json record) {
   return record;
 }
 
-// An async question's record (server/ask_tasks.h), written where every replica reads it.
+// An async question's record (jobs/ask_tasks.h), written where every replica reads it.
 void keep(ServerContext& context, const nlohmann::json& record) {
   if (auto kept = context.ask_tasks->put(record); !kept) {
     log_event("ask_task_unrecorded", {{"task", record["id"]}, {"reason", kept.error().message}}, LogLevel::warn);
@@ -119,7 +116,7 @@ struct AskInFlight {
   std::unique_ptr<ConversationTurn> turn;
   std::shared_ptr<Responder> out;
   bool streaming = false;  // the event stream has begun (at the first event: its header tells the cache state)
-  nlohmann::json record;   // an async question's (server/ask_tasks.h)
+  nlohmann::json record;   // an async question's (jobs/ask_tasks.h)
 
   nlohmann::json whole(const rag::Answer& a) const {
     auto json = rag::to_json(a, ask.question);
@@ -166,7 +163,7 @@ struct AskInFlight {
       reply(a);
     });
   }
-  static rag::AnswerSink events(std::shared_ptr<AskInFlight> self) {
+  static rag::AnswerSink events(const std::shared_ptr<AskInFlight>& self) {
     using Kind = rag::AnswerEvent::Kind;
     return [self](const rag::AnswerEvent& e) {
       auto& stream = *self->out;
@@ -242,7 +239,7 @@ void add_ask_routes(Router& router, ServerContext& context) {
             q->record["answer"] = q->whole(*a);
             q->record["status"] = "succeeded";
           } else {
-            q->record["error"] = error_json(from_error(a.error()))["error"];
+            q->record["error"] = error_envelope(from_error(a.error()))["error"];
             q->record["status"] = "failed";
           }
           q->record["finished_at"] = unix_seconds();
@@ -266,7 +263,7 @@ void add_ask_routes(Router& router, ServerContext& context) {
           if (!a) return q->out->send(error_response(from_error(a.error())));
         }
         if (!a) {
-          q->out->event("error", dump(error_json(from_error(a.error()))));
+          q->out->event("error", dump(error_envelope(from_error(a.error()))));
         } else {
           q->out->event("done", dump(q->whole(*a)));
         }

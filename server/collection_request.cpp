@@ -7,8 +7,8 @@
 
 namespace kotae::server {
 
-NewCollection read_new_collection(const nlohmann::json& body) {
-  NewCollection spec;
+assembly::NewCollection read_new_collection(const nlohmann::json& body) {
+  assembly::NewCollection spec;
   spec.name = string_field(body, "name");
   spec.embedder = string_field(body, "embedder", "");
   spec.chunk_tokens = static_cast<std::size_t>(integer_field(body, "chunk_tokens", 0, 16, 8192));

@@ -8,17 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assembly/new_collection.h"
+
 namespace kotae::server {
 
-struct NewCollection {
-  std::string name;
-  std::string embedder;          // empty: the server's default
-  std::size_t chunk_tokens = 0;  // 0: the chunker's default
-  std::size_t overlap_tokens = 0;
-};
-
 // POST /v1/collections {name, embedder?, chunk_tokens?, overlap_tokens?}
-NewCollection read_new_collection(const nlohmann::json& body);
+assembly::NewCollection read_new_collection(const nlohmann::json& body);
 // A document id from a path: a positive decimal integer.
 std::int64_t document_id(const std::string& text);
 

@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-nlohmann::json describe(const ServedCollection& c, const CollectionRegistry& registry) {
+nlohmann::json describe(const assembly::ServedCollection& c, const assembly::CollectionRegistry& registry) {
   const auto& info = c.store->info();
   return {{"name", c.name},
           {"object", "collection"},

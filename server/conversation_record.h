@@ -1,5 +1,5 @@
 #pragma once
-// A conversation of POST /v1/ask as it is stored (server/conversation_store.h) and as
+// A conversation of POST /v1/ask as it is stored (store/conversation_store.h) and as
 // GET /v1/conversations shows it: a summary, and its turns as JSON, each
 //   {question, answer, covered, sources, citations, created_at}
 // with the sources and citations as /v1/ask returned them. Times are unix seconds (fractional). A
@@ -13,22 +13,12 @@
 
 #include "core/result.h"
 #include "rag/answer_pipeline.h"
+#include "store/conversation_store.h"
 
 namespace kotae::server {
 
-struct ConversationSummary {
-  std::string id;
-  std::string collection;
-  std::string title;
-  double created_at = 0;  // when its first turn was answered
-  double updated_at = 0;  // when it last changed: a turn answered, or renamed
-  std::size_t turns = 0;
-};
-
-struct ConversationRecord {
-  ConversationSummary summary;
-  nlohmann::json turns = nlohmann::json::array();
-};
+using store::ConversationRecord;
+using store::ConversationSummary;
 
 // {id, object: "conversation", collection, title, created_at, updated_at, turns: COUNT}
 nlohmann::json summary_json(const ConversationSummary& summary);

@@ -1,4 +1,4 @@
-// The conversations of POST /v1/ask, as stored (server/conversation_store.h), the caller's tenant's
+// The conversations of POST /v1/ask, as stored (store/conversation_store.h), the caller's tenant's
 // only (another tenant's is a 404, as an unknown one):
 //   GET    /v1/conversations?collection=NAME&limit=N   summaries, most recently updated first
 //   GET    /v1/conversations/{id}                      with every turn: question, answer, sources, citations
@@ -7,6 +7,7 @@
 // An id is checked for its form before any store is asked.
 
 #include "core/log.h"
+#include "server/conversation_record.h"
 #include "server/conversation_request.h"
 #include "server/json_body.h"
 #include "server/server_context.h"

@@ -24,7 +24,7 @@ bool plain_name(const std::string& name) {
   return !name.empty() && p.filename() == p && name != "." && name != "..";
 }
 
-fs::path kept_upload(const ServedCollection& collection, const std::string& name) {
+fs::path kept_upload(const assembly::ServedCollection& collection, const std::string& name) {
   return collection.folder / "uploads" / name;
 }
 
@@ -49,13 +49,15 @@ OriginalFile read_disk(const fs::path& path) {
 
 }  // namespace
 
-Result<OriginalFile> DocumentFiles::read(const ServedCollection& collection,
+Result<OriginalFile> DocumentFiles::read(const assembly::ServedCollection& collection,
                                          const store::DocumentRecord& document) const {
   OriginalFile file;
   if (uploaded(document)) {
     if (!plain_name(document.path)) return missing("the upload's name is not a file name");
     if (shared_) {
-      if (auto kept = KOTAE_TRY_VALUE(read_shared(collection, document.path))) file.bytes = std::move(*kept);
+      if (auto kept = KOTAE_TRY_VALUE(shared_->read(collection.tenant, collection.name, document.path))) {
+        file.bytes = std::move(*kept);
+      }
     }
     if (!file.bytes) file = read_disk(kept_upload(collection, document.path));  // indexed by this replica itself
   } else if (fs::path(document.path).is_absolute()) {
@@ -67,45 +69,20 @@ Result<OriginalFile> DocumentFiles::read(const ServedCollection& collection,
   return file;
 }
 
-Result<std::optional<std::string>> DocumentFiles::read_shared(const ServedCollection& collection,
-                                                              const std::string& path) const {
-  auto lease = KOTAE_TRY_VALUE(shared_->acquire());
-  auto rows =
-      KOTAE_TRY_VALUE(lease->query("SELECT f.bytes FROM document_files f JOIN collections k ON k.id = f.collection_id "
-                                   "WHERE k.tenant = $1 AND k.name = $2 AND f.path = $3",
-                                   store::PgParams().add(collection.tenant).add(collection.name).add(path)));
-  if (rows.rows() == 0) return std::optional<std::string>();
-  const auto bytes = rows.bytes(0, 0);
-  return std::optional<std::string>(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-}
-
-Result<void> DocumentFiles::keep(const ServedCollection& collection, const std::string& name,
+Result<void> DocumentFiles::keep(const assembly::ServedCollection& collection, const std::string& name,
                                  const fs::path& path) const {
   auto file = read_disk(path);
   if (!file.bytes) return make_error(ErrorCode::io, file.missing_because);
-  auto lease = KOTAE_TRY_VALUE(shared_->acquire());
-  KOTAE_TRY(lease->query(
-      "INSERT INTO document_files(collection_id, path, bytes) SELECT k.id, $3, $4 FROM collections k "
-      "WHERE k.tenant = $1 AND k.name = $2 ON CONFLICT (collection_id, path) DO UPDATE SET bytes = excluded.bytes",
-      store::PgParams()
-          .add(collection.tenant)
-          .add(collection.name)
-          .add(name)
-          .add_bytes(std::as_bytes(std::span(file.bytes->data(), file.bytes->size())))));
-  return {};
+  return shared_->keep(collection.tenant, collection.name, name, *file.bytes);
 }
 
-Result<void> DocumentFiles::forget(const ServedCollection& collection, const store::DocumentRecord& document) const {
+Result<void> DocumentFiles::forget(const assembly::ServedCollection& collection,
+                                   const store::DocumentRecord& document) const {
   if (!uploaded(document) || !plain_name(document.path)) return {};
   std::error_code ignored;  // one never kept here is no error
   fs::remove(kept_upload(collection, document.path), ignored);
   if (!shared_) return {};
-  auto lease = KOTAE_TRY_VALUE(shared_->acquire());
-  KOTAE_TRY(
-      lease->query("DELETE FROM document_files f USING collections k WHERE k.id = f.collection_id AND k.tenant = $1 "
-                   "AND k.name = $2 AND f.path = $3",
-                   store::PgParams().add(collection.tenant).add(collection.name).add(document.path)));
-  return {};
+  return shared_->forget(collection.tenant, collection.name, document.path);
 }
 
 std::string inline_content_type(std::string_view format) {

@@ -9,9 +9,9 @@
 #include <optional>
 #include <string>
 
+#include "assembly/collection_registry.h"
 #include "core/result.h"
-#include "server/collection_registry.h"
-#include "store/postgres_connection.h"
+#include "store/postgres_document_files.h"
 #include "store/records.h"
 
 namespace kotae::server {
@@ -28,18 +28,17 @@ struct OriginalFile {
 
 class DocumentFiles {
  public:
-  explicit DocumentFiles(std::shared_ptr<store::PgPool> shared = nullptr) : shared_(std::move(shared)) {}
+  explicit DocumentFiles(std::shared_ptr<store::PostgresDocumentFiles> shared = nullptr) : shared_(std::move(shared)) {}
 
-  Result<OriginalFile> read(const ServedCollection& collection, const store::DocumentRecord& document) const;
+  Result<OriginalFile> read(const assembly::ServedCollection& collection, const store::DocumentRecord& document) const;
   // Over PostgreSQL: keeps an upload this replica indexed as its document's file (see IngestJobs).
-  Result<void> keep(const ServedCollection& collection, const std::string& name,
+  Result<void> keep(const assembly::ServedCollection& collection, const std::string& name,
                     const std::filesystem::path& file) const;
   // Forgets an upload's kept copy, as its document is removed.
-  Result<void> forget(const ServedCollection& collection, const store::DocumentRecord& document) const;
+  Result<void> forget(const assembly::ServedCollection& collection, const store::DocumentRecord& document) const;
 
  private:
-  Result<std::optional<std::string>> read_shared(const ServedCollection& collection, const std::string& path) const;
-  std::shared_ptr<store::PgPool> shared_;  // over PostgreSQL
+  std::shared_ptr<store::PostgresDocumentFiles> shared_;  // over PostgreSQL
 };
 
 // The MIME type a browser may show inline for this format; "" for those sent as attachments.

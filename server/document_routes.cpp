@@ -26,7 +26,7 @@ nlohmann::json describe(const store::DocumentRecord& d) {
 }
 
 struct FoundDocument {
-  std::shared_ptr<ServedCollection> collection;
+  std::shared_ptr<assembly::ServedCollection> collection;
   store::DocumentRecord document;  // with its text
 };
 

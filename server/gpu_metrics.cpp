@@ -1,23 +1,11 @@
 #include "server/gpu_metrics.h"
 
 #include <optional>
-#include <sstream>
+#include <string>
+
+#include "core/metrics_snapshot.h"
 
 namespace kotae::server {
-namespace {
-
-// A label value as the text format wants it: backslash, quote and newline escaped.
-std::string escaped(const std::string& value) {
-  std::string out;
-  for (char c : value) {
-    if (c == '\\' || c == '"') out += '\\';
-    out += c == '\n' ? std::string("\\n") : std::string(1, c);
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string gpu_metrics_text(const std::vector<GpuSample>& gpus) {
   struct Family {
     const char* name;
@@ -31,20 +19,16 @@ std::string gpu_metrics_text(const std::vector<GpuSample>& gpus) {
       {"kotae_gpu_memory_total_bytes", "GPU memory in all (NVML)", &GpuSample::memory_total_bytes},
       {"kotae_gpu_temperature_celsius", "GPU core temperature (NVML)", &GpuSample::temperature_celsius},
   };
-  std::ostringstream out;
-  out.precision(17);
+  MetricsSnapshot out;
   for (const auto& family : kFamilies) {
-    bool header = false;
     for (const auto& gpu : gpus) {
-      const auto& value = gpu.*family.value;
-      if (!value) continue;
-      if (!header) out << "# HELP " << family.name << " " << family.help << "\n# TYPE " << family.name << " gauge\n";
-      header = true;
-      out << family.name << "{gpu=\"" << gpu.index << "\",name=\"" << escaped(gpu.name) << "\",uuid=\""
-          << escaped(gpu.uuid) << "\"} " << *value << "\n";
+      if (const auto& value = gpu.*family.value) {
+        out.gauge(family.name, family.help, *value,
+                  {{"gpu", std::to_string(gpu.index)}, {"name", gpu.name}, {"uuid", gpu.uuid}});
+      }
     }
   }
-  return out.str();
+  return out.text();
 }
 
 }  // namespace kotae::server

@@ -18,6 +18,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include "server/api_error.h"
 #include "server/url.h"
 
 namespace kotae::server {
@@ -43,9 +44,7 @@ std::string serialize(const http::response<http::string_body>& message) {
 }
 
 std::string error_body(std::string_view code, std::string_view message) {
-  // Built by hand: the HTTP layer knows no JSON library, and these texts need no escaping.
-  return std::string(R"({"error":{"code":")") + std::string(code) + R"(","type":")" + std::string(code) +
-         R"(","message":")" + std::string(message) + R"("}})";
+  return error_envelope({0, std::string(code), std::string(message)}).dump();
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 //                                             until it finishes
 //   DELETE /v1/jobs/{id}                      cancel (stops at its next page or batch of chunks)
 // With a work queue (serve --queue) an upload is stored in PostgreSQL and queued for the workers
-// (server/queued_jobs.h); ?priority=bulk queues it behind interactive uploads (re-indexing).
+// (jobs/queued_jobs.h); ?priority=bulk queues it behind interactive uploads (re-indexing).
 
 #include <chrono>
 #include <fstream>
@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "core/log.h"
-#include "server/job_record.h"
+#include "jobs/job_status.h"
 #include "server/json_body.h"
 #include "server/server_context.h"
 #include "server/upload_request.h"
@@ -30,7 +30,7 @@ constexpr auto kEventsLimit = std::chrono::hours(1);          // an events strea
 namespace fs = std::filesystem;
 
 // The tenant's quota (its key's), checked before anything of the upload is stored.
-void check_quota(const Call& call, ServerContext& context, const std::vector<UploadedFile>& files) {
+void check_quota(const Call& call, ServerContext& context, const std::vector<jobs::UploadedFile>& files) {
   const TenantQuota& q = call.quota;
   // Over a shared store, the tenant's jobs on every replica.
   const std::size_t active = context.shared_jobs ? value_or_throw(context.shared_jobs->active(call.tenant))
@@ -69,15 +69,16 @@ void upload(Call& call, ServerContext& context) {
   auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
   check_quota(call, context, files);
   if (context.queued_jobs) {  // acknowledged once the files are in PostgreSQL and their entries in Redis
-    const JobStatus job = value_or_throw(context.queued_jobs->submit(call.tenant, collection->name, files, priority));
-    auto response = json_response(202, job_json(job));
+    const jobs::JobStatus job =
+        value_or_throw(context.queued_jobs->submit(call.tenant, collection->name, files, priority));
+    auto response = json_response(202, jobs::job_json(job));
     response.headers.emplace_back("Location", "/v1/jobs/" + job.id);
     return call.responder->send(std::move(response));
   }
 
   // Saved and synced before answering: once the client has its 202, the job survives a crash.
-  const std::string id = IngestJobs::new_id();
-  const fs::path incoming = IngestJobs::incoming_dir(*collection, id);
+  const std::string id = jobs::new_job_id();
+  const fs::path incoming = jobs::IngestJobs::incoming_dir(*collection, id);
   auto fail = [&](const Error& error) {
     std::error_code ec;
     fs::remove_all(incoming, ec);
@@ -97,13 +98,13 @@ void upload(Call& call, ServerContext& context) {
   }
   auto submitted = context.jobs->submit(id, collection, std::move(names));
   if (!submitted) throw fail(submitted.error());
-  const JobStatus& job = *submitted;
-  auto response = json_response(202, job_json(job));
+  const jobs::JobStatus& job = *submitted;
+  auto response = json_response(202, jobs::job_json(job));
   response.headers.emplace_back("Location", "/v1/jobs/" + job.id);
   call.responder->send(std::move(response));
 }
 
-std::optional<JobStatus> find_job(ServerContext& context, const std::string& id, const std::string& tenant) {
+std::optional<jobs::JobStatus> find_job(ServerContext& context, const std::string& id, const std::string& tenant) {
   auto job = context.jobs->get(id, tenant);
   if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->get(id, tenant));
   return job;
@@ -120,7 +121,7 @@ void job_events(Call& call, ServerContext& context) {
   const auto until = std::chrono::steady_clock::now() + kEventsLimit;
   std::string sent;
   for (;;) {
-    const auto record = job_json(*job);
+    const auto record = jobs::job_json(*job);
     if (std::string now = record.dump(); now != sent) {
       if (!out.event("job", now)) return;  // the client went away
       sent = std::move(now);
@@ -149,11 +150,11 @@ void add_job_routes(Router& router, ServerContext& context) {
     std::set<std::string> listed;
     for (const auto& job : context.jobs->list(call.tenant)) {
       listed.insert(job.id);
-      data.push_back(job_json(job));
+      data.push_back(jobs::job_json(job));
     }
     if (context.shared_jobs) {
       for (const auto& job : value_or_throw(context.shared_jobs->list(call.tenant, kSharedJobsListed))) {
-        if (!listed.contains(job.id)) data.push_back(job_json(job));
+        if (!listed.contains(job.id)) data.push_back(jobs::job_json(job));
       }
     }
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
@@ -163,7 +164,7 @@ void add_job_routes(Router& router, ServerContext& context) {
     const auto& id = call.request.path_params.at("id");
     auto job = find_job(context, id, call.tenant);
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
-    call.responder->send(json_response(200, job_json(*job)));
+    call.responder->send(json_response(200, jobs::job_json(*job)));
   });
 
   router.add("GET", "/v1/jobs/{id}/events", [&context](Call& call) { job_events(call, context); });
@@ -174,7 +175,7 @@ void add_job_routes(Router& router, ServerContext& context) {
     if (!job && context.queued_jobs) job = value_or_throw(context.queued_jobs->cancel(id, call.tenant));
     if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->request_cancel(id, call.tenant));
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
-    call.responder->send(json_response(202, job_json(*job)));
+    call.responder->send(json_response(202, jobs::job_json(*job)));
   });
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <future>
@@ -14,13 +15,13 @@
 #include "queue/answer_task.h"
 #include "server/api_error.h"
 #include "server/api_keys.h"
-#include "server/local_conversations.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
-#include "server/shared_api_keys.h"
-#include "server/shared_conversations.h"
 #include "server/work_pool.h"
 #include "store/change_follower.h"
+#include "store/postgres_api_keys.h"
+#include "store/postgres_conversations.h"
+#include "store/sqlite_conversations.h"
 
 namespace kotae::server {
 
@@ -180,17 +181,20 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     server->refresh_keys();
     if (!s.keys_refreshed)
       return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
-    s.context.conversations = std::make_unique<SharedConversations>(s.shared_pool, options.conversations_per_tenant);
+    s.context.conversations =
+        std::make_unique<store::PostgresConversations>(s.shared_pool, options.conversations_per_tenant);
   } else {
     // Beside the collections: the --store folder, else the data directory.
     const std::filesystem::path folder = where.store.empty() ? where.data_dir : std::filesystem::path(where.store);
     std::error_code ignored;  // a folder that cannot be made is said by the open that follows
     std::filesystem::create_directories(folder, ignored);
-    auto conversations = LocalConversations::open(folder / "conversations.db", options.conversations_per_tenant);
+    auto conversations =
+        store::SqliteConversations::open(folder / "conversations.db", options.conversations_per_tenant);
     if (!conversations) return conversations.error();
     s.context.conversations = std::move(*conversations);
   }
-  s.context.document_files = std::make_unique<DocumentFiles>(s.shared_pool);
+  s.context.document_files = std::make_unique<DocumentFiles>(
+      s.shared_pool ? std::make_shared<store::PostgresDocumentFiles>(s.shared_pool) : nullptr);
   if (!options.work_queue.empty()) {
     if (!s.catalog->shared()) {
       return make_error(ErrorCode::invalid_argument,
@@ -199,9 +203,9 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     }
     auto queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, options.work_queue_options);
     if (auto reachable = queues->acquire(); !reachable) return reachable.error();  // a wrong URL: said now
-    QueuedJobsOptions queued = options.queued_jobs;
+    jobs::QueuedJobsOptions queued = options.queued_jobs;
     queued.finished_kept = options.ingest.finished_kept;  // one bound, however the jobs run
-    s.context.queued_jobs = std::make_shared<QueuedJobs>(s.shared_pool, std::move(queues), queued);
+    s.context.queued_jobs = std::make_shared<jobs::QueuedJobs>(s.shared_pool, std::move(queues), queued);
     queue::WorkQueueOptions answers = options.work_queue_options;
     answers.name = queue::kAnswerQueue;
     s.context.answer_queues = std::make_shared<queue::WorkQueuePool>(options.work_queue, answers);
@@ -209,10 +213,13 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     generator.context_tokens = static_cast<std::size_t>(options.models.backends.context);
     s.options.models.backends.workers = std::make_shared<queue::QueuedGenerator>(s.context.answer_queues, generator);
   }
-  s.context.ask_tasks = std::make_shared<AskTasks>(s.context.answer_queues);
+  s.context.ask_tasks = std::make_shared<jobs::AskTasks>(s.context.answer_queues);
   s.keyed = !s.keys->empty();
   s.origins = OriginPolicy(!s.keyed, is_loopback_host(options.http.host), options.cors_origins);
-  s.work = std::make_unique<WorkPool>(options.workers, options.max_queued);
+  const std::size_t workers = options.workers > 0
+                                  ? options.workers
+                                  : std::max<std::size_t>(8, 4 * std::max(1u, std::thread::hardware_concurrency()));
+  s.work = std::make_unique<WorkPool>(workers, options.max_queued);
   s.context.work = s.work.get();
   add_health_routes(s.router, s.context);
   add_collection_routes(s.router, s.context);
@@ -243,10 +250,10 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   s.http = std::move(*http);
 
   s.loader = std::thread([&s, self = server.get()] {
-    auto models = ModelPool::load(s.options.models);
+    auto models = assembly::ModelPool::load(s.options.models);
     if (!models) return s.loaded.set_value(models.error());
     s.context.models = std::move(*models);
-    s.context.collections = std::make_unique<CollectionRegistry>(*s.catalog, *s.context.models);
+    s.context.collections = std::make_unique<assembly::CollectionRegistry>(*s.catalog, *s.context.models);
     const auto opened = s.context.collections->open_all();
     if (s.catalog->shared()) {
       s.follower = std::make_unique<store::ChangeFollower>(s.catalog->url(), s.options.follow_period, [&s, self] {
@@ -254,13 +261,13 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
         if (s.keyed) self->refresh_keys();
       });
     }
-    s.context.jobs = std::make_unique<IngestJobs>(s.options.ingest);
+    s.context.jobs = std::make_unique<jobs::IngestJobs>(s.options.ingest);
     if (s.catalog->shared()) {
       s.context.shared_jobs =
-          std::make_shared<SharedJobRecords>(s.shared_pool, replica_name(), s.options.ingest.finished_kept);
+          std::make_shared<jobs::SharedJobRecords>(s.shared_pool, replica_name(), s.options.ingest.finished_kept);
       s.context.jobs->share_records(s.context.shared_jobs);
       s.context.jobs->set_keeper(
-          [&s](const ServedCollection& c, const std::string& name, const std::filesystem::path& file) {
+          [&s](const assembly::ServedCollection& c, const std::string& name, const std::filesystem::path& file) {
             return s.context.document_files->keep(c, name, file);
           });
     }
@@ -307,8 +314,7 @@ bool KotaeServer::shutdown(std::chrono::milliseconds deadline) {
 void KotaeServer::refresh_keys() {
   auto& s = *state_;
   auto read = [&]() -> Result<ApiKeys> {
-    auto lease = KOTAE_TRY_VALUE(s.shared_pool->acquire());
-    const auto entries = KOTAE_TRY_VALUE(load_shared_key_entries(*lease));
+    const auto entries = KOTAE_TRY_VALUE(store::PostgresApiKeys(s.shared_pool).entries());
     ApiKeys keys = [&] {
       std::lock_guard lock(s.keys_mutex);  // reload_keys() may be replacing them
       return s.file_keys;
@@ -412,7 +418,7 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access)
 
 void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> responder) {
   auto& s = *state_;
-  Call call{std::move(request), nullptr, kLocalTenant, true, {}};
+  Call call{std::move(request), nullptr, store::kLocalTenant, true, {}};
   const auto match = s.router.match(call.request);
   auto metered =
       std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
@@ -422,7 +428,7 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
   if (!match.handler) return call.responder->send(unrouted(match, call.request));
   if (s.keyed && match.options.access != Access::open) {
     call.tenant.clear();  // a refused key has no tenant; a valid one sets it
-    const auto refused = authenticate(call, match.options.access);
+    auto refused = authenticate(call, match.options.access);
     metered->set_tenant(call.tenant);
     if (refused) return call.responder->send(std::move(*refused));
   } else if (s.keyed) {

@@ -12,12 +12,12 @@
 #include <variant>
 #include <vector>
 
+#include "assembly/model_pool.h"
 #include "core/result.h"
 #include "queue/queued_generator.h"
 #include "rag/answer_cache.h"
 #include "server/api_keys.h"
 #include "server/http_server.h"
-#include "server/model_pool.h"
 #include "server/router.h"
 #include "server/server_context.h"
 
@@ -25,11 +25,14 @@ namespace kotae::server {
 
 struct ServerOptions {
   HttpServerOptions http;
-  ModelPoolOptions models;
+  assembly::ModelPoolOptions models;
   ApiLimits limits;
-  std::size_t workers = 64;      // threads running handlers (most wait on batchers or a generator)
+  // Threads running handlers and the stages between model calls (0: four per core, at least 8). They
+  // never wait on a model (batchers and generators call back), only on the store (a PostgreSQL round
+  // trip, an upload's fsync), so a few per core keep the cores busy through those waits.
+  std::size_t workers = 0;
   std::size_t max_queued = 256;  // requests waiting for a worker; beyond it: 503
-  IngestJobsOptions ingest;
+  jobs::IngestJobsOptions ingest;
   std::size_t conversations_per_tenant = 1000;  // stored per tenant; beyond it the least recently updated go
   std::filesystem::path api_keys_file;          // empty: no keys, one open local tenant
   std::vector<std::string> cors_origins;        // origins whose pages may call the API (server/origin_policy.h)
@@ -43,7 +46,7 @@ struct ServerOptions {
   // and queued for `kotae worker` processes instead of being indexed by this one.
   std::string work_queue;
   queue::WorkQueueOptions work_queue_options;
-  QueuedJobsOptions queued_jobs;
+  jobs::QueuedJobsOptions queued_jobs;
   // With a work queue, the "workers" answer back-end: generation by `kotae worker --answers` processes.
   queue::QueuedGeneratorOptions answer_workers;
 };

@@ -89,13 +89,12 @@ struct Completion {
 };
 
 nlohmann::json error_chunk(const Error& error) {
-  const auto e = from_error(error);
-  return {{"error", {{"code", e.code}, {"type", e.code}, {"message", e.message}}}};
+  return error_envelope(from_error(error));
 }
 
 // The handler returns once the generation is under way; the callbacks (on the model's thread) answer.
 void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, std::vector<ChatMessage> messages,
-                bool stream, Completion completion) {
+                bool stream, const Completion& completion) {
   // Clients send a model name they were written for ("gpt-4o-mini"): one Kotae does not know gets the
   // first generator, as a single-model server does; --alias gives such a name to another generator.
   Generator* generator = context.models->generator(completion.model);
@@ -137,7 +136,7 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
 
 // The last user message is the question; earlier user/assistant pairs are the conversation.
 void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& body,
-                   const std::vector<ChatMessage>& messages, bool stream, Completion completion) {
+                   const std::vector<ChatMessage>& messages, bool stream, const Completion& completion) {
   if (messages.back().role != "user") throw bad_request("the last message must be the user's question");
   const auto& question = messages.back().content;
   if (question.find_first_not_of(" \t\r\n") == std::string::npos) throw bad_request("the question is empty");
@@ -288,7 +287,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
     completion.include_usage = request.include_usage;
     if (request.grounded)
       return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
-    plain_chat(call, context, request.options, request.messages, request.stream, std::move(completion));
+    plain_chat(call, context, request.options, request.messages, request.stream, completion);
   });
 }
 

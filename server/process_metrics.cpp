@@ -5,8 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <vector>
+
+#include "core/metrics_snapshot.h"
 
 namespace kotae::server {
 namespace {
@@ -38,14 +39,6 @@ double boot_time() {
   return 0;
 }
 
-void add(std::string& out, const char* name, const char* type, const char* help, double value) {
-  std::ostringstream line;
-  line.precision(17);
-  line << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n"
-       << name << " " << value << "\n";
-  out += line.str();
-}
-
 }  // namespace
 
 std::string process_metrics_text() {
@@ -53,26 +46,25 @@ std::string process_metrics_text() {
   if (f.size() < 25) return "";
   const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
   const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
-  std::string out;
-  add(out, "process_cpu_seconds_total", "counter", "User and system CPU time spent in seconds.",
-      (std::stod(f[14]) + std::stod(f[15])) / ticks);
-  add(out, "process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", std::stod(f[23]));
-  add(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", std::stod(f[24]) * page);
-  add(out, "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
-      boot_time() + std::stod(f[22]) / ticks);
+  MetricsSnapshot out;
+  out.counter("process_cpu_seconds_total", "User and system CPU time spent in seconds.",
+              (std::stod(f[14]) + std::stod(f[15])) / ticks);
+  out.gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", std::stod(f[23]));
+  out.gauge("process_resident_memory_bytes", "Resident memory size in bytes.", std::stod(f[24]) * page);
+  out.gauge("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+            boot_time() + std::stod(f[22]) / ticks);
   std::error_code ec;
   double fds = 0;
   for (auto it = std::filesystem::directory_iterator("/proc/self/fd", ec);
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
     ++fds;
   }
-  add(out, "process_open_fds", "gauge", "Number of open file descriptors.", fds);
+  out.gauge("process_open_fds", "Number of open file descriptors.", fds);
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
-    add(out, "process_max_fds", "gauge", "Maximum number of open file descriptors.",
-        static_cast<double>(limit.rlim_cur));
+    out.gauge("process_max_fds", "Maximum number of open file descriptors.", static_cast<double>(limit.rlim_cur));
   }
-  return out;
+  return out.text();
 }
 
 }  // namespace kotae::server

@@ -22,7 +22,7 @@ double ms_since(Clock::time_point start) {
 // scores) come back on their batchers' threads; each next stage goes to the work pool.
 struct SearchInFlight {
   SearchRequest request;
-  std::shared_ptr<ServedCollection> collection;
+  std::shared_ptr<assembly::ServedCollection> collection;
   std::optional<search::HybridRetriever> retriever;
   std::shared_ptr<Responder> out;
   Clock::time_point start = Clock::now();
@@ -40,7 +40,8 @@ struct SearchInFlight {
   }
 
   // Retrieval and fusion here; the rerank on the reranker's batcher, then the response.
-  void retrieve(ServerContext& context, std::shared_ptr<SearchInFlight> self, std::span<const float> vector) const {
+  void retrieve(ServerContext& context, const std::shared_ptr<SearchInFlight>& self,
+                std::span<const float> vector) const {
     auto lists = retriever->retrieve(request.query, vector, request.options);
     if (!lists) return fail(lists.error());
     auto fused = retriever->fuse(std::move(*lists), request.options);

@@ -7,34 +7,34 @@
 #include <memory>
 #include <string>
 
+#include "assembly/collection_registry.h"
+#include "assembly/model_pool.h"
+#include "jobs/ask_tasks.h"
+#include "jobs/ingest_jobs.h"
+#include "jobs/queued_jobs.h"
+#include "jobs/shared_job_records.h"
 #include "rag/answer_cache.h"
 #include "server/api_limits.h"
-#include "server/ask_tasks.h"
 #include "server/busy_conversations.h"
-#include "server/collection_registry.h"
-#include "server/conversation_store.h"
 #include "server/document_files.h"
-#include "server/ingest_jobs.h"
-#include "server/model_pool.h"
-#include "server/queued_jobs.h"
 #include "server/router.h"
 #include "server/server_metrics.h"
-#include "server/shared_job_records.h"
 #include "server/work_pool.h"
+#include "store/conversation_store.h"
 
 namespace kotae::server {
 
 struct ServerContext {
-  std::unique_ptr<ModelPool> models;  // set once, before `ready`
-  std::unique_ptr<CollectionRegistry> collections;
-  std::unique_ptr<ConversationStore> conversations;  // set at start: SQLite in the data directory, or PostgreSQL
-  BusyConversations busy_conversations;              // those this replica is answering a question of
-  std::unique_ptr<DocumentFiles> document_files;     // set at start
-  std::unique_ptr<IngestJobs> jobs;
-  std::shared_ptr<SharedJobRecords> shared_jobs;        // over a shared store: every replica's jobs
-  std::shared_ptr<QueuedJobs> queued_jobs;              // with a work queue: uploads go to the workers
+  std::unique_ptr<assembly::ModelPool> models;  // set once, before `ready`
+  std::unique_ptr<assembly::CollectionRegistry> collections;
+  std::unique_ptr<store::ConversationStore> conversations;  // set at start: SQLite in the data directory, or PostgreSQL
+  BusyConversations busy_conversations;                     // those this replica is answering a question of
+  std::unique_ptr<DocumentFiles> document_files;            // set at start
+  std::unique_ptr<jobs::IngestJobs> jobs;
+  std::shared_ptr<jobs::SharedJobRecords> shared_jobs;  // over a shared store: every replica's jobs
+  std::shared_ptr<jobs::QueuedJobs> queued_jobs;        // with a work queue: uploads go to the workers
   std::shared_ptr<queue::WorkQueuePool> answer_queues;  // with a work queue: answer tasks (for /metrics)
-  std::shared_ptr<AskTasks> ask_tasks;                  // set at start: questions asked with "async"
+  std::shared_ptr<jobs::AskTasks> ask_tasks;            // set at start: questions asked with "async"
   std::unique_ptr<rag::AnswerCache> answer_cache;
   ServerMetrics metrics;
   WorkPool* work = nullptr;  // for its queue gauges, and where continuations of model work run

@@ -8,14 +8,14 @@
 
 namespace kotae::server {
 
-std::vector<UploadedFile> read_upload(const HttpRequest& request) {
+std::vector<jobs::UploadedFile> read_upload(const HttpRequest& request) {
   const auto boundary = multipart_boundary(request.header("content-type"));
   if (!boundary) {
     throw ApiError{415, "unsupported_media_type", "upload files as multipart/form-data (curl -F files=@report.pdf)"};
   }
   auto parts = parse_multipart(request.body, *boundary);
   if (!parts) throw from_error(parts.error());
-  std::vector<UploadedFile> files;
+  std::vector<jobs::UploadedFile> files;
   std::unordered_set<std::string> names;  // a repeated name is found in one pass, however many files
   for (const auto& part : *parts) {
     if (part.filename.empty()) continue;  // a plain form field

@@ -7,17 +7,13 @@
 #include <string_view>
 #include <vector>
 
+#include "jobs/uploaded_file.h"
 #include "server/http_message.h"
 
 namespace kotae::server {
 
 inline constexpr std::size_t kMaxUploadFiles = 256;
 
-struct UploadedFile {
-  std::string name;       // safe to store (safe_filename), with a supported extension
-  std::string_view body;  // points into the request's body
-};
-
-std::vector<UploadedFile> read_upload(const HttpRequest& request);
+std::vector<jobs::UploadedFile> read_upload(const HttpRequest& request);
 
 }  // namespace kotae::server

@@ -222,42 +222,10 @@ Result<void> PgTransaction::commit() {
   return connection->execute("COMMIT");
 }
 
-PgPool::Lease::~Lease() {
-  if (pool_ != nullptr && connection_ != nullptr) pool_->give_back(std::move(connection_));
-}
-
-Result<PgPool::Lease> PgPool::acquire(std::chrono::milliseconds wait) {
-  std::unique_lock lock(mutex_);
-  if (!returned_.wait_for(lock, wait, [&] { return !idle_.empty() || lent_ < limit_; })) {
-    return make_error(ErrorCode::overloaded, "all " + std::to_string(limit_) + " connections to PostgreSQL are busy");
-  }
-  while (!idle_.empty()) {
-    std::unique_ptr<PgConnection> connection = std::move(idle_.back());
-    idle_.pop_back();
-    if (connection->usable()) {
-      ++lent_;
-      return Lease(this, std::move(connection));
-    }
-  }
-  ++lent_;  // a slot for the connection opened below, outside the lock
-  lock.unlock();
-  auto connected = PgConnection::connect(url_);
-  if (!connected) {
-    std::lock_guard relock(mutex_);
-    --lent_;
-    returned_.notify_one();
-    return connected.error();
-  }
-  return Lease(this, std::move(*connected));
-}
-
-void PgPool::give_back(std::unique_ptr<PgConnection> connection) {
-  std::lock_guard lock(mutex_);
-  --lent_;
-  if (!connection->broken())
-    idle_.push_back(std::move(connection));  // a lost one is dropped: the next acquire connects again
-  returned_.notify_one();
-}
+PgPool::PgPool(std::string url, std::size_t limit)
+    : Pool([url] { return PgConnection::connect(url); }, limit, [](PgConnection& c) { return c.usable(); },
+           "connections to PostgreSQL"),
+      url_(std::move(url)) {}
 
 // --- URLs -------------------------------------------------------------------------------------------
 
@@ -282,6 +250,11 @@ std::string redacted_url(std::string_view url) {
     text.replace(start, end - start, "***");
   }
   return text;
+}
+
+bool PgPool::reachable(std::chrono::milliseconds wait) {
+  auto lease = acquire(wait);
+  return lease && (*lease)->query("SELECT 1::bigint").ok();
 }
 
 }  // namespace kotae::store

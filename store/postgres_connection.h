@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/pool.h"
 #include "core/result.h"
 
 struct pg_conn;
@@ -124,38 +125,16 @@ class PgTransaction {
 // (PostgreSQL allows 100 by default, shared by every replica): a caller beyond it waits for one to come
 // back. A lost connection is dropped when given back, so once the server is back the next acquire
 // connects again by itself.
-class PgPool {
+class PgPool : public Pool<PgConnection> {
  public:
-  class Lease {
-   public:
-    Lease(PgPool* pool, std::unique_ptr<PgConnection> connection) : pool_(pool), connection_(std::move(connection)) {}
-    ~Lease();
-    Lease(Lease&&) noexcept = default;
-    Lease& operator=(Lease&&) = delete;
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    PgConnection& operator*() const { return *connection_; }
-    PgConnection* operator->() const { return connection_.get(); }
-
-   private:
-    PgPool* pool_;
-    std::unique_ptr<PgConnection> connection_;
-  };
-
   static constexpr std::size_t kDefaultLimit = 16;
-  explicit PgPool(std::string url, std::size_t limit = kDefaultLimit) : url_(std::move(url)), limit_(limit) {}
-  // A connection, waiting up to `wait` for one to come back when `limit` are lent (then overloaded).
-  Result<Lease> acquire(std::chrono::milliseconds wait = std::chrono::seconds(30));
+  explicit PgPool(std::string url, std::size_t limit = kDefaultLimit);
+  // A round trip to the server succeeds now, within `wait` (readiness probes).
+  bool reachable(std::chrono::milliseconds wait);
   const std::string& url() const { return url_; }
 
  private:
-  void give_back(std::unique_ptr<PgConnection> connection);
   std::string url_;
-  std::size_t limit_;
-  std::mutex mutex_;
-  std::condition_variable returned_;
-  std::size_t lent_ = 0;
-  std::vector<std::unique_ptr<PgConnection>> idle_;
 };
 
 // The URL without its password, for logs and messages.

@@ -3,20 +3,17 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "store/postgres_schema.h"
 #include "store/schema.h"
 
 namespace kotae::store {
 
 namespace {
 
-// Version 1. Every integer is bigint, so binary results read one way. `jobs` holds the replicas'
-// ingestion job records (server/shared_job_records.h), `api_keys` the keys every replica knows
-// (server/shared_api_keys.h). `change_log` is the
-// collection's sequence of chunk additions (op 1) and removals (op 0); its seq is global but grows in
-// commit order within a collection (writers take the collection's advisory lock). Its tables are
-// created by every start (IF NOT EXISTS), so a fresh database goes through each later step too.
-constexpr const char* kSchemaVersion1 = R"sql(
-CREATE TABLE IF NOT EXISTS kotae_schema(version bigint NOT NULL);
+// The collections' records (version 1). Every integer is bigint, so binary results read one way.
+// `change_log` is the collection's sequence of chunk additions (op 1) and removals (op 0); its seq is
+// global but grows in commit order within a collection (writers take the collection's advisory lock).
+constexpr const char* kRecordsVersion1 = R"sql(
 CREATE TABLE IF NOT EXISTS collections(
   id bigserial PRIMARY KEY,
   tenant text NOT NULL,
@@ -64,49 +61,9 @@ CREATE TABLE IF NOT EXISTS change_log(
   chunk_id bigint NOT NULL,
   op bigint NOT NULL);
 CREATE INDEX IF NOT EXISTS change_log_by_collection ON change_log(collection_id, seq);
-CREATE TABLE IF NOT EXISTS jobs(
-  id text PRIMARY KEY,
-  tenant text NOT NULL,
-  collection text NOT NULL,
-  replica text NOT NULL,
-  record text NOT NULL,
-  cancel_requested boolean NOT NULL DEFAULT false,
-  created_at timestamptz NOT NULL DEFAULT now(),
-  updated_at timestamptz NOT NULL DEFAULT now());
-CREATE INDEX IF NOT EXISTS jobs_by_tenant ON jobs(tenant, created_at);
-CREATE TABLE IF NOT EXISTS uploads(
-  job_id text NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,
-  file bigint NOT NULL,
-  bytes bytea NOT NULL,
-  PRIMARY KEY (job_id, file));
-CREATE TABLE IF NOT EXISTS api_keys(
-  sha256 text PRIMARY KEY,
-  entry text NOT NULL,
-  created_at timestamptz NOT NULL DEFAULT now());
 )sql";
+constexpr const char* kRecordsSteps[] = {kRecordsVersion1};
 
-// Version 2: `conversations`, the conversations of POST /v1/ask (server/shared_conversations.h; times
-// are unix seconds, their turns one JSON text), and `document_files`, the uploaded files of a
-// collection's documents kept in the store.
-constexpr const char* kSchemaVersion2 = R"sql(
-CREATE TABLE IF NOT EXISTS conversations(
-  id text PRIMARY KEY,
-  tenant text NOT NULL,
-  collection text NOT NULL,
-  title text NOT NULL,
-  created_at double precision NOT NULL,
-  updated_at double precision NOT NULL,
-  turn_count bigint NOT NULL,
-  turns text NOT NULL);
-CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
-CREATE TABLE IF NOT EXISTS document_files(
-  collection_id bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
-  path text NOT NULL,
-  bytes bytea NOT NULL,
-  PRIMARY KEY (collection_id, path));
-)sql";
-
-constexpr std::int64_t kSchemaVersion = 2;
 // pg_advisory_lock's two-key form: this class, and 0 (the schema) or a collection id.
 constexpr std::int64_t kLockClass = 0x4b6f7461;  // "Kota"
 constexpr std::size_t kChunksPerInsert = 500;    // rows per INSERT (13 parameters each)
@@ -174,24 +131,9 @@ Result<void> check_embedding(std::span<const std::byte> bytes, std::size_t dimen
 
 }  // namespace
 
-Result<void> migrate_postgres_schema(PgConnection& connection) {
-  auto transaction = KOTAE_TRY_VALUE(PgTransaction::begin(connection));
-  KOTAE_TRY(connection.query("SELECT pg_advisory_xact_lock($1::int, 0)", PgParams().add(kLockClass)));
-  KOTAE_TRY(connection.execute(kSchemaVersion1));
-  auto version = KOTAE_TRY_VALUE(connection.query("SELECT coalesce(max(version), 0)::bigint FROM kotae_schema"));
-  const std::int64_t current = version.int64(0, 0);
-  if (current > kSchemaVersion) {
-    return make_error(ErrorCode::unsupported, "the PostgreSQL store (" + connection.server() + ") has schema version " +
-                                                  std::to_string(current) + ", newer than this build of Kotae reads (" +
-                                                  std::to_string(kSchemaVersion) + ")");
-  }
-  // Each step brings the previous version forward; later ones go as `if (current < 3) ...`.
-  if (current < 2) KOTAE_TRY(connection.execute(kSchemaVersion2));
-  if (current < kSchemaVersion) {
-    KOTAE_TRY(connection.execute("DELETE FROM kotae_schema"));
-    KOTAE_TRY(connection.query("INSERT INTO kotae_schema(version) VALUES ($1)", PgParams().add(kSchemaVersion)));
-  }
-  return transaction.commit();
+const PgSchema& postgres_records_schema() {
+  static const PgSchema schema{"records", kRecordsSteps};
+  return schema;
 }
 
 struct PostgresRecordStore::State {
@@ -312,7 +254,7 @@ class PostgresWriteTransaction final : public WriteTransaction {
 
 }  // namespace
 
-Result<std::unique_ptr<PostgresRecordStore>> PostgresRecordStore::open(std::shared_ptr<PgPool> pool,
+Result<std::unique_ptr<PostgresRecordStore>> PostgresRecordStore::open(const std::shared_ptr<PgPool>& pool,
                                                                        const std::string& tenant,
                                                                        const std::string& name,
                                                                        const CollectionInfo* create_with) {

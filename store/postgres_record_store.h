@@ -12,22 +12,24 @@
 #include <string>
 
 #include "store/postgres_connection.h"
+#include "store/postgres_schema.h"
 #include "store/record_store.h"
 
 namespace kotae::store {
 
 inline constexpr const char* kChangeChannel = "kotae_changes";
 
-// Creates the tables when missing and brings an older schema forward (once, whoever comes first).
-Result<void> migrate_postgres_schema(PgConnection& connection);
+// The tables of collections, documents, chunks and the change log (store/postgres_schema.h).
+const PgSchema& postgres_records_schema();
 
 class PostgresRecordStore final : public RecordStore {
  public:
   // The collection (tenant, name) in the database `pool` connects to; created with `create_with`
   // when missing (null: not_found). Another embedder or dimension than `create_with`'s is
   // invalid_argument.
-  static Result<std::unique_ptr<PostgresRecordStore>> open(std::shared_ptr<PgPool> pool, const std::string& tenant,
-                                                           const std::string& name, const CollectionInfo* create_with);
+  static Result<std::unique_ptr<PostgresRecordStore>> open(const std::shared_ptr<PgPool>& pool,
+                                                           const std::string& tenant, const std::string& name,
+                                                           const CollectionInfo* create_with);
   ~PostgresRecordStore() override;
 
   std::int64_t collection_id() const;

@@ -281,9 +281,12 @@ Result<std::unique_ptr<SqliteRecordStore>> SqliteRecordStore::open(const std::fi
 
   auto stored = KOTAE_TRY_VALUE(read_info(db));
   if (!stored) {
-    // A database without settings: new, or its creation was interrupted before they were written.
-    if (create_with == nullptr)
-      return corrupt(state->database, "not a Kotae collection (no settings in its meta table)");
+    // A database without settings: new, or its creation was interrupted before they were written (a
+    // writer killed then). To a reader the collection does not exist yet; the next writer finishes it.
+    if (create_with == nullptr) {
+      return make_error(ErrorCode::not_found,
+                        "no collection at " + dir.string() + " (its creation did not finish; indexing makes it again)");
+    }
     KOTAE_TRY(write_info(db, *create_with));
     KOTAE_TRY(write_file_atomically(dir / kManifestFile, manifest_json(*create_with)));
     state->info = *create_with;

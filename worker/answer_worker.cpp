@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "core/log.h"
-#include "queue/queue_metrics.h"
+#include "core/metrics_snapshot.h"
 
 namespace kotae::worker {
 
@@ -101,25 +101,20 @@ void AnswerWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
 
 std::string answer_metrics_text(const AnswerWorker& worker) {
   const AnswerCounters& c = worker.counters();
-  std::string out;
-  queue::append_metric_header(
-      out, "kotae_answer_tasks_total", "counter",
-      "Answer tasks this worker finished, by outcome (client_gone and expired: dropped unstarted).");
+  MetricsSnapshot metrics;
   for (const auto& [outcome, value] : {std::pair{"answered", &c.answered},
                                        {"failed", &c.failed},
                                        {"cancelled", &c.cancelled},
                                        {"client_gone", &c.client_gone},
                                        {"expired", &c.expired},
                                        {"abandoned", &c.abandoned}}) {
-    out += "kotae_answer_tasks_total{outcome=\"";
-    out += outcome;
-    out += "\"} " + std::to_string(value->load()) + "\n";
+    metrics.counter("kotae_answer_tasks_total",
+                    "Answer tasks this worker finished, by outcome (client_gone and expired: dropped unstarted).",
+                    double(value->load()), {{"outcome", outcome}});
   }
-  queue::append_metric_header(out, "kotae_answer_tokens_total", "counter", "Tokens this worker generated.");
-  out += "kotae_answer_tokens_total " + std::to_string(c.tokens.load()) + "\n";
-  queue::append_metric_header(out, "kotae_answer_busy", "gauge", "Answers being generated now.");
-  out += "kotae_answer_busy " + std::to_string(worker.busy()) + "\n";
-  return out;
+  metrics.counter("kotae_answer_tokens_total", "Tokens this worker generated.", double(c.tokens.load()));
+  metrics.gauge("kotae_answer_busy", "Answers being generated now.", double(worker.busy()));
+  return metrics.text();
 }
 
 }  // namespace kotae::worker

@@ -16,8 +16,8 @@ constexpr Milliseconds kReconnectWait{1000};  // after PostgreSQL was out of rea
 
 }  // namespace
 
-IngestWorker::IngestWorker(IngestWorkerOptions options, server::CollectionRegistry& collections,
-                           server::QueuedJobs& jobs)
+IngestWorker::IngestWorker(IngestWorkerOptions options, assembly::CollectionRegistry& collections,
+                           jobs::QueuedJobs& jobs)
     : options_(std::move(options)),
       collections_(collections),
       jobs_(jobs),
@@ -33,10 +33,10 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     auto it = entry.fields.find(name);
     return it == entry.fields.end() ? std::string() : it->second;
   };
-  const std::string job_id = field(server::kJobField);
+  const std::string job_id = field(jobs::kJobField);
   std::size_t file = 0;
   try {
-    file = std::stoul(field(server::kFileField));
+    file = std::stoul(field(jobs::kFileField));
   } catch (...) {
     (void)queue.dead_letter(entry, "not an entry of an ingestion job");
     return;
@@ -75,7 +75,7 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     (void)queue.acknowledge(entry);
     return;
   }
-  const server::JobStatus& job = (*task)->job;
+  const jobs::JobStatus& job = (*task)->job;
   const std::string& name = job.files[file].name;
   auto collection = collections_.get(job.tenant, job.collection);
   if (!collection && collection.error().code != ErrorCode::not_found) return retry(collection.error().message);
@@ -85,7 +85,7 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     }
     return;
   }
-  server::ServedCollection& c = **collection;
+  assembly::ServedCollection& c = **collection;
   rag::IngestOptions ingest;
   ingest.chunking.max_tokens = c.store->info().chunk_tokens;
   ingest.chunking.overlap_tokens = c.store->info().overlap_tokens;

@@ -1,7 +1,7 @@
 #pragma once
 // A worker process's ingestion: threads that take file entries from the Redis work queue (queue/),
 // read the upload from PostgreSQL, load, chunk and embed it, commit the document in one transaction,
-// record the file's result on its job (server/queued_jobs.h), and only then acknowledge the entry.
+// record the file's result on its job (jobs/queued_jobs.h), and only then acknowledge the entry.
 //
 // Exactly once: a worker that dies after the commit but before the acknowledgement leaves its entry
 // pending; another worker claims it after it has been idle for the claim time, and finds the document
@@ -17,8 +17,8 @@
 #include <memory>
 #include <string>
 
-#include "server/collection_registry.h"
-#include "server/queued_jobs.h"
+#include "assembly/collection_registry.h"
+#include "jobs/queued_jobs.h"
 #include "worker/queue_consumer.h"
 
 namespace kotae::worker {
@@ -38,7 +38,7 @@ struct WorkerCounters {
 
 class IngestWorker {
  public:
-  IngestWorker(IngestWorkerOptions options, server::CollectionRegistry& collections, server::QueuedJobs& jobs);
+  IngestWorker(IngestWorkerOptions options, assembly::CollectionRegistry& collections, jobs::QueuedJobs& jobs);
 
   // Stops taking entries and waits for the files being indexed; entries taken but not begun are left
   // for other workers (claimed after the claim time).
@@ -52,8 +52,8 @@ class IngestWorker {
   void handle(queue::WorkQueue& queue, const queue::QueueEntry& entry);
 
   IngestWorkerOptions options_;
-  server::CollectionRegistry& collections_;
-  server::QueuedJobs& jobs_;
+  assembly::CollectionRegistry& collections_;
+  jobs::QueuedJobs& jobs_;
   WorkerCounters counters_;
   QueueConsumer consumer_;  // last: its threads start once the rest is made
 };

@@ -1,21 +1,16 @@
 #pragma once
 // The GPU benches' timing loop: run batches for `seconds`, each call timed alone, and report
 // per-call percentiles and texts per second over the whole run (preparation included).
-#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstddef>
 #include <vector>
+
+#include "core/percentile.h"  // not latency_stats.h: nvcc builds these benches without nlohmann/json
 
 struct EncoderTiming {
   std::size_t calls = 0;
   double p50_ms = 0, p95_ms = 0, p99_ms = 0, texts_per_s = 0;
 };
-
-inline double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(std::lround(q / 100 * (v.size() - 1))))];
-}
 
 // prepare(done) readies the next `batch` texts (untimed); run() encodes them (timed).
 template <class Prepare, class Run>
@@ -32,5 +27,6 @@ EncoderTiming time_encoder(double seconds, int batch, Prepare prepare, Run run) 
     done += batch;
   }
   const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  using kotae::percentile;
   return {ms.size(), percentile(ms, 50), percentile(ms, 95), percentile(ms, 99), done / elapsed};
 }

@@ -1,7 +1,8 @@
 // Generation speed through llama.cpp with every layer offloaded (as Kotae's LlamaGenerator does with
 // --gpu-layers -1 on a CUDA build): a prompt decoded in one batch, then tokens generated one at a time
-// (greedy), each run from an empty KV cache; the median run's prompt and generation tokens/s. Built on
-// the GPU machine by bench/gpu/run against llama.h alone. One JSON line on stdout.
+// (greedy), each run from an empty KV cache; the runs' median prompt and generation tokens/s (p50,
+// core/percentile.h). Built on the GPU machine by bench/gpu/run against llama.h and that header
+// alone. One JSON line on stdout.
 //
 // Usage: llama_generate_bench MODEL.gguf PROMPT_TOKENS GENERATED_TOKENS RUNS [--cpu]
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/percentile.h"
 #include "llama.h"
 
 namespace {
@@ -82,8 +84,6 @@ int main(int argc, char** argv) {
       generation_rates.push_back(generated / seconds_since(start));
     }
   }
-  std::sort(prompt_rates.begin(), prompt_rates.end());
-  std::sort(generation_rates.begin(), generation_rates.end());
   std::string devices;
   for (size_t i = 0; i < ggml_backend_dev_count(); ++i) {
     ggml_backend_dev_t dev = ggml_backend_dev_get(i);
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
       "\"generated_tokens\": %d, \"tokens_per_s\": %.1f, \"runs\": %d}\n",
       cpu ? "cpu" : "gpu", description, llama_model_n_layer(model),
       llama_supports_gpu_offload() && !cpu ? "true" : "false", devices.c_str(), prompt_tokens,
-      prompt_rates[prompt_rates.size() / 2], generated, generation_rates[generation_rates.size() / 2], runs);
+      kotae::percentile(prompt_rates, 50), generated, kotae::percentile(generation_rates, 50), runs);
   llama_free(ctx);
   llama_model_free(model);
   return 0;

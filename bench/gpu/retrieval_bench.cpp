@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,7 @@
 namespace {
 
 using namespace kotae;
+using kotae::percentile;
 using Clock = std::chrono::steady_clock;
 using Ids = std::vector<int>;
 

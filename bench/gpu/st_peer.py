@@ -14,7 +14,12 @@ import json
 import re
 import statistics
 import struct
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: latency_stats
+from latency_stats import percentile  # noqa: E402
 
 
 def sentences(path, limit=4096):
@@ -24,11 +29,6 @@ def sentences(path, limit=4096):
     while len(out) < limit:
         out.extend(found)
     return out[:limit]
-
-
-def percentile(values, q):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
 
 def main():

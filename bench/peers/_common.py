@@ -2,7 +2,8 @@
 timing, percentiles and the JSON lines they print (one object per line on stdout; diagnostics go to
 stderr).
 
-Percentiles are nearest-rank: p-th percentile of n sorted samples = sample[ceil(p/100 * n) - 1].
+Percentiles are the one definition of every benchmark, bench/latency_stats.py (bench/README.md,
+"Latency figures"): linear interpolation between the closest ranks.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import sys
 import time
 import traceback
 from typing import Callable, Iterable, Sequence
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # bench/: latency_stats
+from latency_stats import latency  # noqa: E402
 
 # all-MiniLM-L6-v2: sentence-transformers' max_seq_length (the tokenizer.json ships 128).
 MAX_LENGTH = 256
@@ -83,12 +87,6 @@ def emit(obj: dict) -> None:
     print(json.dumps(obj, separators=(",", ":")), flush=True)
 
 
-def percentile(sorted_values: Sequence[float], p: float) -> float:
-    n = len(sorted_values)
-    rank = max(1, math.ceil(p / 100.0 * n))
-    return sorted_values[min(rank, n) - 1]
-
-
 def time_single(fn: Callable[[], object], warmup: int, runs: int) -> dict:
     """warmup untimed calls, then runs timed ones; latencies in ms."""
     for _ in range(warmup):
@@ -98,13 +96,11 @@ def time_single(fn: Callable[[], object], warmup: int, runs: int) -> dict:
         t0 = time.perf_counter_ns()
         fn()
         samples.append((time.perf_counter_ns() - t0) / 1e6)
-    samples.sort()
+    figures = {k: round(v, 4) for k, v in latency(samples).items() if k != "runs"}
     return {
-        "p50_ms": round(percentile(samples, 50), 4),
-        "p95_ms": round(percentile(samples, 95), 4),
-        "p99_ms": round(percentile(samples, 99), 4),
+        **figures,
         "mean_ms": round(sum(samples) / len(samples), 4),
-        "min_ms": round(samples[0], 4),
+        "min_ms": round(min(samples), 4),
         "runs": runs,
     }
 

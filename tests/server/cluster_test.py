@@ -254,8 +254,9 @@ def replicas(checks, binary, data, work, pg):
         and json_request(a.port, "GET", "/v1/conversations/" + conversation)[0] == 404,
     )
     checks.check(
-        "the schema is version 2, with tables conversations and document_files",
-        pg.sql("SELECT version FROM kotae_schema") == "2"
+        "each part of the store records its schema version, conversations and document_files among them",
+        pg.sql("SELECT string_agg(component || '=' || version, ',' ORDER BY component) FROM kotae_schema_versions")
+        == "api_keys=1,conversations=1,document_files=1,jobs=1,records=1"
         and pg.sql(
             "SELECT count(*) FROM information_schema.tables WHERE table_name IN ('conversations', 'document_files')"
         )

@@ -10,13 +10,19 @@
 #include <filesystem>
 
 #include "core/random_id.h"
-#include "server/local_conversations.h"
-#include "server/shared_conversations.h"
+#include "store/postgres_conversations.h"
 #include "store/postgres_record_store.h"
+#include "store/sqlite_conversations.h"
 #include "support/fixture_url.h"
 
 namespace kotae::server {
 namespace {
+
+using store::ConversationRecord;
+using store::ConversationStore;
+using store::ConversationSummary;
+using store::PostgresConversations;
+using store::SqliteConversations;
 
 namespace fs = std::filesystem;
 
@@ -62,7 +68,7 @@ class ConversationStoreTest : public ::testing::TestWithParam<std::string> {
   void open() {
     store_.reset();
     if (GetParam() == "sqlite") {
-      auto opened = LocalConversations::open(folder_ / "conversations.db", kPerTenant);
+      auto opened = SqliteConversations::open(folder_ / "conversations.db", kPerTenant);
       ASSERT_OK(opened);
       store_ = std::move(*opened);
       return;
@@ -72,7 +78,7 @@ class ConversationStoreTest : public ::testing::TestWithParam<std::string> {
     auto connection = store::PgConnection::connect(url);
     ASSERT_OK(connection);
     ASSERT_OK(store::migrate_postgres_schema(**connection));
-    store_ = std::make_unique<SharedConversations>(std::make_shared<store::PgPool>(url), kPerTenant);
+    store_ = std::make_unique<PostgresConversations>(std::make_shared<store::PgPool>(url), kPerTenant);
   }
   ConversationRecord created(const std::string& tenant, const std::string& collection, double at) {
     auto record = conversation(collection, at);

@@ -54,11 +54,6 @@ kotae_test(conversation_tests
            LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
 
-# The ingestion jobs replicas share (server/shared_job_records) against the PostgreSQL fixture: the
-# per-tenant bound on finished jobs.
-kotae_test(shared_job_records_tests SOURCES server/shared_job_records_test.cpp
-           LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
-target_compile_definitions(shared_job_records_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
 
 # The GPU series of /metrics, rendered from NVML's readings (tests/server/gpu_metrics_test.cpp).
 kotae_test(gpu_metrics_tests SOURCES server/gpu_metrics_test.cpp LIBS kotae_server)

@@ -15,4 +15,5 @@ kotae_test(postgres_store_tests
   SOURCES store/postgres_store_test.cpp store/postgres_schema_test.cpp
   LIBS kotae_store SQLite::SQLite3 Threads::Threads
   PROPERTIES FIXTURES_REQUIRED postgres_server)
-target_compile_definitions(postgres_store_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
+target_compile_definitions(postgres_store_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}"
+                                                    KOTAE_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/store/data")

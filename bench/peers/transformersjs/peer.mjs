@@ -41,10 +41,13 @@ function parseArgs(argv) {
   return args;
 }
 
-// Nearest-rank percentile, as in bench/peers/_common.py.
+// The one percentile definition of every benchmark (bench/README.md, "Latency figures"; the Python
+// twin is bench/latency_stats.py): linear interpolation between the closest ranks of the sorted values.
 function percentile(sorted, p) {
-  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
-  return sorted[Math.min(rank, sorted.length) - 1];
+  const rank = (p / 100) * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.min(lo + 1, sorted.length - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
 }
 const r4 = (x) => Math.round(x * 1e4) / 1e4;
 

@@ -1,0 +1,109 @@
+#pragma once
+// Background ingestion of uploaded files. A job outlives the request that started it (the client may
+// disconnect and poll GET /v1/jobs/{id}) and the process: its files and a record of it are on disk,
+// synced, before the upload is acknowledged, and the record follows every file, so a server killed at
+// any moment runs its unfinished jobs again at the next start (recover). A job holds its collection's
+// writer lock, across processes too (store/writer_lock.h), while it runs; a file is one transaction,
+// committed whole or not at all. Each file has a time budget, and a job can be cancelled: both are
+// heard between pages and between batches of chunks.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "assembly/collection_registry.h"
+#include "core/result.h"
+#include "jobs/job_status.h"
+
+namespace kotae::jobs {
+
+class SharedJobRecords;
+
+struct IngestJobsOptions {
+  std::size_t threads = 1;                // jobs running at once
+  std::size_t finished_kept = 1000;       // finished jobs remembered per tenant (the oldest are forgotten first)
+  double max_seconds_per_file = 600;      // a file still loading or embedding after this fails; the job goes on
+  std::chrono::seconds writer_wait{300};  // for another process (the CLI) writing the same collection
+};
+
+// Receives every indexed file's byte and chunk counts (metrics).
+using IngestObserver = std::function<void(std::uint64_t bytes, std::size_t chunks, double seconds)>;
+// Keeps an indexed upload (its name in the collection, its file here) where every replica finds it.
+using FileKeeper = std::function<Result<void>(const assembly::ServedCollection& collection, const std::string& name,
+                                              const std::filesystem::path& file)>;
+
+class IngestJobs {
+ public:
+  explicit IngestJobs(IngestJobsOptions options = {});
+  ~IngestJobs();  // stop(), waiting as long as it takes
+
+  // The folder a new job's files go to before submit (uploads/.incoming/ID).
+  static std::filesystem::path incoming_dir(const assembly::ServedCollection& collection, const std::string& id);
+
+  // The files are in incoming_dir(id), written and synced. Records the job (synced) before it returns:
+  // a job returned here is never forgotten. An io error when the record cannot be written.
+  Result<JobStatus> submit(const std::string& id, std::shared_ptr<assembly::ServedCollection> collection,
+                           std::vector<std::string> files);
+  // At start, per open collection: its unfinished jobs are queued again (a file that was being indexed
+  // starts over), its finished ones are remembered, and incoming folders that no job names (uploads
+  // never acknowledged) are removed.
+  void recover(const std::shared_ptr<assembly::ServedCollection>& collection);
+
+  std::optional<JobStatus> get(const std::string& id, const std::string& tenant) const;
+  std::vector<JobStatus> list(const std::string& tenant) const;
+  std::size_t active(const std::string& tenant) const;  // queued or running
+  std::optional<JobStatus> cancel(const std::string& id, const std::string& tenant);
+  void set_observer(IngestObserver observer) { observer_ = std::move(observer); }
+  void set_keeper(FileKeeper keeper) { keeper_ = std::move(keeper); }
+  // Over a shared store (before any job is submitted or recovered): every record saved is published
+  // there too, and a cancel asked of another replica is heard before each file.
+  void share_records(std::shared_ptr<SharedJobRecords> shared) { shared_ = std::move(shared); }
+
+  // Tells every job to stop (queued ones stay queued in their records; a running one stops at its
+  // next page or batch and runs again, from that file, at the next start), then waits up to
+  // `deadline`. false when a job was still running then: the caller may exit anyway, its record says
+  // where to resume.
+  void request_stop();
+  bool wait_stopped(std::chrono::milliseconds deadline);
+
+ private:
+  struct Job {
+    JobStatus status;
+    std::shared_ptr<assembly::ServedCollection> collection;
+    std::atomic<bool> stop{false};  // cancelled or shutting down: heard between pages and batches
+    bool cancelled = false;         // by a client (under mutex_): the job ends as cancelled
+  };
+  void work();
+  void run(const std::shared_ptr<Job>& job);
+  void enqueue(std::shared_ptr<Job> job);
+  void remember_finished(
+      const std::shared_ptr<Job>& job);         // under mutex_; forgets the tenant's oldest beyond the bound
+  void publish(const JobStatus& status) const;  // to the shared records, when there are
+  bool cancelled_elsewhere(const std::string& id) const;
+
+  const IngestJobsOptions options_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_, idle_;
+  std::map<std::string, std::shared_ptr<Job>> jobs_;
+  std::deque<std::shared_ptr<Job>> queue_;
+  std::map<std::string, std::deque<std::shared_ptr<Job>>> finished_;  // per tenant, oldest first
+  bool stopping_ = false;
+  std::size_t workers_left_ = 0;
+  IngestObserver observer_;
+  FileKeeper keeper_;
+  std::shared_ptr<SharedJobRecords> shared_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace kotae::jobs

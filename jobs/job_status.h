@@ -1,0 +1,54 @@
+#pragma once
+// An ingestion job's status, as every part that runs or shows jobs sees it, and its JSON forms: what
+// GET /v1/jobs/{id} answers, and the record each job keeps (in its collection's jobs/ folder, or in
+// PostgreSQL's table `jobs`: the same with the tenant), so that an acknowledged upload outlives a crash.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+
+namespace kotae::jobs {
+
+struct JobFile {
+  std::string name;
+  std::string status = "queued";  // queued, indexing, indexed, unchanged, failed, cancelled
+  std::size_t chunks = 0;
+  std::uint64_t bytes = 0;
+  std::string error;
+};
+
+struct JobStatus {
+  std::string id;
+  std::string tenant;
+  std::string collection;
+  std::string state = "queued";  // queued, running, succeeded, partial (some files failed), failed (all did), cancelled
+  std::vector<JobFile> files;
+  std::size_t files_done = 0;
+  std::size_t chunks = 0;
+  std::uint64_t bytes_done = 0, bytes_total = 0;
+  double created = 0, started = 0, finished = 0;  // Unix seconds; 0 until it happens
+};
+
+// A new job's id ("job_" and random letters).
+std::string new_job_id();
+// Whether a job's file needs no more work.
+bool job_file_done(const JobFile& file);
+// A job all of whose files are done gets its final state (cancelled, failed, partial, succeeded).
+void settle_job(JobStatus& job, bool cancel_requested);
+
+// A record as job_record writes it, read back from a store; corrupt when it is not one.
+Result<JobStatus> parse_job_record(std::string_view text);
+
+nlohmann::json job_json(const JobStatus& job);
+nlohmann::json job_record(const JobStatus& job);
+// nullopt for a record that is not one (damaged, or written by something else).
+std::optional<JobStatus> job_from_record(const nlohmann::json& record);
+
+}  // namespace kotae::jobs

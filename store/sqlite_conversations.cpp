@@ -1,0 +1,119 @@
+#include "store/sqlite_conversations.h"
+
+#include "store/conversation_sql.h"
+
+namespace kotae::store {
+namespace {
+
+namespace sql = conversation_sql;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS conversations(
+  id TEXT PRIMARY KEY,
+  tenant TEXT NOT NULL,
+  collection TEXT NOT NULL,
+  title TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  updated_at REAL NOT NULL,
+  turn_count INTEGER NOT NULL,
+  turns TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
+)sql";
+
+ConversationSummary read_summary(const Statement& row) {
+  return {std::string(row.column_text(0)),
+          std::string(row.column_text(1)),
+          std::string(row.column_text(2)),
+          row.column_double(3),
+          row.column_double(4),
+          static_cast<std::size_t>(row.column_int64(5))};
+}
+
+std::int64_t int64(std::size_t n) {
+  return static_cast<std::int64_t>(n);
+}
+
+// Runs a statement with RETURNING to its end (its change commits there): whether it returned a row.
+Result<bool> changed(Statement& statement) {
+  const bool row = KOTAE_TRY_VALUE(statement.step());
+  KOTAE_TRY(statement.run());
+  return row;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteConversations>> SqliteConversations::open(const std::filesystem::path& file,
+                                                                       std::size_t per_tenant) {
+  auto db = KOTAE_TRY_VALUE(Database::open(file, Database::Mode::read_write_create));
+  KOTAE_TRY(db->execute(kSchema));
+  return std::unique_ptr<SqliteConversations>(new SqliteConversations(std::move(db), per_tenant));
+}
+
+Result<void> SqliteConversations::create(const std::string& tenant, const ConversationRecord& record) {
+  const auto& s = record.summary;
+  std::lock_guard lock(mutex_);
+  auto insert = KOTAE_TRY_VALUE(db_->prepare(sql::kInsert));
+  insert.bind_text(1, s.id).bind_text(2, tenant).bind_text(3, s.collection).bind_text(4, s.title);
+  insert.bind(5, s.created_at).bind(6, s.updated_at).bind(7, int64(s.turns)).bind_text(8, record.turns.dump());
+  KOTAE_TRY(insert.run());
+  auto trim = KOTAE_TRY_VALUE(db_->prepare(sql::kTrim));
+  return trim.bind_text(1, tenant).bind(2, int64(per_tenant_)).run();
+}
+
+Result<bool> SqliteConversations::update_turns(const std::string& tenant, const ConversationRecord& record,
+                                               std::size_t turns_before) {
+  const auto& s = record.summary;
+  std::lock_guard lock(mutex_);
+  auto update = KOTAE_TRY_VALUE(db_->prepare(sql::kUpdateTurns));
+  update.bind_text(1, record.turns.dump()).bind(2, int64(s.turns)).bind(3, s.updated_at);
+  update.bind_text(4, s.id).bind_text(5, tenant).bind(6, int64(turns_before));
+  return changed(update);
+}
+
+Result<std::optional<ConversationRecord>> SqliteConversations::get(const std::string& tenant, const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto select = KOTAE_TRY_VALUE(db_->prepare(sql::kGet));
+  select.bind_text(1, id).bind_text(2, tenant);
+  if (!KOTAE_TRY_VALUE(select.step())) return std::optional<ConversationRecord>();
+  ConversationRecord record{read_summary(select), nlohmann::json::parse(select.column_text(6), nullptr, false)};
+  if (record.turns.is_discarded()) {
+    return make_error(ErrorCode::corrupt, "conversation '" + id + "': its turns are not JSON");
+  }
+  return std::optional(std::move(record));
+}
+
+Result<std::vector<ConversationSummary>> SqliteConversations::list(const std::string& tenant,
+                                                                   const std::string& collection, std::size_t limit) {
+  std::lock_guard lock(mutex_);
+  auto select = KOTAE_TRY_VALUE(db_->prepare(sql::kList));
+  select.bind_text(1, tenant).bind_text(2, collection).bind(3, int64(limit));
+  std::vector<ConversationSummary> out;
+  while (KOTAE_TRY_VALUE(select.step())) out.push_back(read_summary(select));
+  return out;
+}
+
+Result<std::optional<ConversationSummary>> SqliteConversations::rename(const std::string& tenant, const std::string& id,
+                                                                       const std::string& title, double at) {
+  std::lock_guard lock(mutex_);
+  auto update = KOTAE_TRY_VALUE(db_->prepare(sql::kRename));
+  update.bind_text(1, title).bind(2, at).bind_text(3, id).bind_text(4, tenant);
+  if (!KOTAE_TRY_VALUE(update.step())) return std::optional<ConversationSummary>();
+  auto summary = read_summary(update);
+  KOTAE_TRY(update.run());
+  return std::optional(std::move(summary));
+}
+
+Result<bool> SqliteConversations::remove(const std::string& tenant, const std::string& id) {
+  std::lock_guard lock(mutex_);
+  auto remove = KOTAE_TRY_VALUE(db_->prepare(sql::kRemove));
+  remove.bind_text(1, id).bind_text(2, tenant);
+  return changed(remove);
+}
+
+Result<void> SqliteConversations::remove_collection(const std::string& tenant, const std::string& collection) {
+  std::lock_guard lock(mutex_);
+  auto remove = KOTAE_TRY_VALUE(db_->prepare(sql::kRemoveCollection));
+  return remove.bind_text(1, tenant).bind_text(2, collection).run();
+}
+
+}  // namespace kotae::store

@@ -1,0 +1,41 @@
+#pragma once
+// Conversations in one SQLite file of the data directory (DATA/conversations.db): the embedded
+// store's (store/conversation_store.h). Every tenant's in one table, indexed by (tenant, updated_at).
+// One connection, one call at a time; WAL and a busy timeout, so two servers on one data directory
+// take turns.
+
+#include <filesystem>
+#include <memory>
+#include <mutex>
+
+#include "store/conversation_store.h"
+#include "store/sqlite_database.h"
+
+namespace kotae::store {
+
+class SqliteConversations final : public ConversationStore {
+ public:
+  // Creates the file and its table when missing.
+  static Result<std::unique_ptr<SqliteConversations>> open(const std::filesystem::path& file, std::size_t per_tenant);
+
+  Result<void> create(const std::string& tenant, const ConversationRecord& record) override;
+  Result<bool> update_turns(const std::string& tenant, const ConversationRecord& record,
+                            std::size_t turns_before) override;
+  Result<std::optional<ConversationRecord>> get(const std::string& tenant, const std::string& id) override;
+  Result<std::vector<ConversationSummary>> list(const std::string& tenant, const std::string& collection,
+                                                std::size_t limit) override;
+  Result<std::optional<ConversationSummary>> rename(const std::string& tenant, const std::string& id,
+                                                    const std::string& title, double at) override;
+  Result<bool> remove(const std::string& tenant, const std::string& id) override;
+  Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
+
+ private:
+  SqliteConversations(std::unique_ptr<Database> db, std::size_t per_tenant)
+      : db_(std::move(db)), per_tenant_(per_tenant) {}
+
+  std::mutex mutex_;  // guards the connection
+  std::unique_ptr<Database> db_;
+  std::size_t per_tenant_;
+};
+
+}  // namespace kotae::store
