@@ -57,8 +57,8 @@ set_target_properties(kotae::usearch PROPERTIES
   INTERFACE_INCLUDE_DIRECTORIES "${_usearch}/include"
   INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_usearch}/include")
 
-# hnswlib 0.6.2 (header only, pinned: scripts/setup): the graph inside store/vector_index.cpp, which
-# reads its layout, so exactly this version and never whatever the system has
+# hnswlib 0.8.0 (header only, pinned: scripts/setup): the graph inside store/vector_index.cpp, through
+# its public API only; pinned because the index file is its saveIndex output, never whatever the system has
 set(_hnswlib "${KOTAE_DEPS_DIR}/hnswlib")
 kotae_require_dep("${_hnswlib}/include/hnswlib/hnswalg.h" "hnswlib")
 add_library(kotae::hnswlib INTERFACE IMPORTED)

@@ -1,9 +1,9 @@
 #pragma once
 // An approximate nearest-neighbour index (HNSW, cosine similarity, float32) over chunk embeddings,
-// keyed by chunk id. It hides the library behind it (hnswlib today, chosen by
-// bench/vector_index_bench.cpp over usearch) so that another one can take its place after a
-// benchmark without touching the collection. Removed keys leave their node in the graph, marked;
-// the next additions reuse those nodes before the graph grows.
+// keyed by chunk id. It hides the library behind it (hnswlib 0.8, through its public API only, chosen
+// by bench/vector_index over usearch) so that another one can take its place after a benchmark
+// without touching the collection. Removed keys leave their node in the graph, marked; the next
+// additions reuse those nodes before the graph grows (a removed key added again takes its own).
 //
 // Thread safety: search(), search_exact(), get(), contains(), size(), keys() and save() may run
 // on any number of threads at once; add(), add_many(), remove() need the caller to exclude every
@@ -26,12 +26,14 @@ struct VectorIndexSettings {
   std::size_t connectivity = 16;    // M: neighbours per node (fixed when the index is created)
   std::size_t expansion_add = 128;  // ef_construction: candidates kept while inserting
   // ef_search: candidates kept while searching (at least k). 160 reaches recall@10 0.988 at 100k
-  // chunks in bench/retrieval (64 reached 0.93 there, 0.998 on bench/vector_index's data) for about
-  // 0.35 ms more per query.
+  // chunks in bench/retrieval (64 reached 0.93 there) for about 0.35 ms more per query; on
+  // bench/vector_index's 100k, 0.996 in 0.18 ms p50 (64: 0.98 in 0.09 ms).
   std::size_t expansion_search = 160;
   // An index this small is searched by comparing every vector: exact, and about as fast as a graph
   // walk (at 5,000 vectors of dimension 384 the full comparison ran at 0.5 to 0.9 times the speed
-  // of ef_search=64, and faster than any setting that reached recall 0.98 on random vectors).
+  // of ef_search=64, and faster than any setting that reached recall 0.98 on random vectors). While
+  // it is this small the index also keeps its vectors in rows for that comparison (at most this many
+  // times the dimension floats), since hnswlib hands a stored vector out only one copy at a time.
   std::size_t exact_search_below = 10000;
 };
 
@@ -78,12 +80,15 @@ class VectorIndex {
 
   // Writes the index with `log_position` to `path` atomically: a temporary file beside it,
   // fsync, rename over `path`, fsync of the folder. A crash leaves the old file or the new one.
+  // The file is hnswlib's own saveIndex output, the keys, and a trailer of ours (format version,
+  // dimension, log position, checksum); load() reports a file of an older format as corrupt, so that
+  // the collection rebuilds it from its database.
   Result<void> save(const std::filesystem::path& path, std::int64_t log_position) const;
 
   const VectorIndexSettings& settings() const { return settings_; }
   // Search breadth may change between searches (not during one); connectivity may not.
   void set_expansion_search(std::size_t expansion);
-  void set_exact_search_below(std::size_t count) { settings_.exact_search_below = count; }
+  void set_exact_search_below(std::size_t count);
 
  private:
   struct Impl;

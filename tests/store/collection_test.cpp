@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -829,6 +830,30 @@ TEST(Collection, ADamagedVectorIndexIsRebuiltOnOpen) {
   reopen_and_check("one byte flipped");
   std::filesystem::remove(index);
   reopen_and_check("missing");
+
+  {
+    // The file an older Kotae left (format version 2: a 40-byte header, magic and version first, then
+    // hnswlib 0.6's graph as it read and wrote it): rebuilt from the database on the first open, which
+    // says so, and saved in the current format, which the next open loads.
+    std::vector<char> old_file(40 + static_cast<std::size_t>(size), '\0');
+    std::memcpy(old_file.data(), "KOTAEVEC", 8);
+    const std::uint32_t version = 2, dimension = kDim;
+    std::memcpy(old_file.data() + 8, &version, sizeof version);
+    std::memcpy(old_file.data() + 12, &dimension, sizeof dimension);
+    std::ofstream out(index, std::ios::binary | std::ios::trunc);
+    out.write(old_file.data(), static_cast<std::streamsize>(old_file.size()));
+  }
+  {
+    auto reopened = Collection::open(dir);
+    ASSERT_OK(reopened);
+    const std::string& because = (*reopened)->vector_index_rebuilt_because();
+    EXPECT_NE(because.find("format version 2, written by an older Kotae"), std::string::npos) << because;
+    expect_searchable(**reopened, inputs);
+  }
+  auto upgraded = Collection::open(dir);
+  ASSERT_OK(upgraded);
+  EXPECT_EQ((*upgraded)->vector_index_rebuilt_because(), "");
+  expect_searchable(**upgraded, inputs);
 }
 
 TEST(Collection, CheckReportsChunksAndVectorsThatDisagree) {
