@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
 
 #include "search/rank_fusion.h"
+#include "search/second_leg.h"
 
 namespace kotae::search {
 namespace {
@@ -88,20 +90,26 @@ Result<RetrievedLists> HybridRetriever::retrieve(std::string_view query, std::sp
   out.vector = options.mode != SearchMode::bm25;
   const std::size_t depth = std::max({options.candidates, options.k, reranks(options) ? options.rerank_candidates : 0});
 
-  // Both legs on the calling thread, one after the other: both are in memory (BM25 postings, the HNSW
-  // graph) and take well under a millisecond at 100k chunks, less than starting a thread for one; a
-  // server gets its parallelism from the requests it runs at once.
+  // BM25 beside the vector search, on a pool thread when one is free (search/second_leg.h): no thread
+  // is started per query, and a loaded machine runs both legs on this one.
   double bm25_ms = 0;
-  if (out.bm25) {
-    auto hits = timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
-    if (!hits) return hits.error();
-    out.lists.push_back(std::move(*hits));
-  }
+  std::optional<Result<std::vector<store::ScoredChunk>>> bm25;
+  auto search_bm25 = [&] {
+    bm25 = timed(bm25_ms, [&] { return collection_->search_bm25(query, depth, options.filter); });
+  };
+  std::optional<SecondLeg> beside;
+  if (out.bm25 && out.vector) beside.emplace(search_bm25);
   if (out.vector) {
     auto hits =
         timed(out.timing.vector, [&] { return collection_->search_vector(query_vector, depth, options.filter); });
+    if (beside) beside->join();
     if (!hits) return hits.error();
     out.lists.push_back(std::move(*hits));
+  }
+  if (out.bm25) {
+    if (!beside) search_bm25();
+    if (!*bm25) return bm25->error();
+    out.lists.insert(out.lists.begin(), std::move(**bm25));
   }
   out.timing.bm25 = bm25_ms;
   return out;
