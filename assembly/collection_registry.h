@@ -22,8 +22,6 @@
 
 namespace kotae::assembly {
 
-using store::kLocalTenant;
-
 struct ServedCollection {
   std::string tenant;
   std::string name;

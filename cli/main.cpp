@@ -9,7 +9,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "assembly/collection_access.h"
 #include "cli/ask_command.h"
 #include "cli/collections_command.h"
 #include "cli/doctor.h"

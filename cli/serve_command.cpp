@@ -8,7 +8,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "assembly/collection_access.h"
 #include "cli/report_error.h"
 #include "core/log.h"
 #include "core/paths.h"

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "assembly/collection_access.h"
 #include "cli/report_error.h"
 #include "store/catalog.h"
 #include "store/collection_copy.h"
