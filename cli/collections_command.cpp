@@ -7,10 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "assembly/collection_access.h"
+#include "assembly/model_files.h"
 #include "cli/report_error.h"
 #include "core/paths.h"
 #include "core/remove_tree.h"
-#include "model/installed_models.h"
 #include "store/record_store.h"
 
 namespace kotae::cli {
@@ -132,31 +132,20 @@ int run_collections_delete(const CollectionsOptions& options) {
 }
 
 int run_models_list(const std::filesystem::path& data_dir, bool json) {
-  const auto models = installed_models(models_dir(data_dir));
+  const nlohmann::json models = assembly::installed_model_list(data_dir);
   if (!json) std::printf("%-28s %-10s %-10s  %s\n", "model", "kind", "precision", "description");
   for (const auto& m : models) {
-    const auto& manifest = m.manifest;
     if (json) {
-      std::cout << nlohmann::json{{"name", m.name},
-                                  {"kind", manifest.kind},
-                                  {"precision", manifest.precision},
-                                  {"dimension", manifest.dimension},
-                                  {"max_length", manifest.max_length},
-                                  {"required", manifest.required},
-                                  {"source", manifest.source},
-                                  {"description", manifest.description}}
-                       .dump()
-                << "\n";
-    } else {
-      std::size_t cut = std::min<std::size_t>(manifest.description.size(), 72);
-      while (cut < manifest.description.size() && cut > 0 &&
-             (static_cast<unsigned char>(manifest.description[cut]) & 0xC0) == 0x80)
-        --cut;
-      std::string description = manifest.description.substr(0, cut);  // whole UTF-8 characters
-      if (cut < manifest.description.size()) description += "…";
-      std::printf("%-28s %-10s %-10s  %s\n", m.name.c_str(), manifest.kind.c_str(), manifest.precision.c_str(),
-                  description.c_str());
+      std::cout << m.dump() << "\n";
+      continue;
     }
+    const auto& full = m["description"].get_ref<const std::string&>();
+    std::size_t cut = std::min<std::size_t>(full.size(), 72);
+    while (cut < full.size() && cut > 0 && (static_cast<unsigned char>(full[cut]) & 0xC0) == 0x80) --cut;
+    std::string description = full.substr(0, cut);  // whole UTF-8 characters
+    if (cut < full.size()) description += "…";
+    std::printf("%-28s %-10s %-10s  %s\n", m["name"].get<std::string>().c_str(), m["kind"].get<std::string>().c_str(),
+                m["precision"].get<std::string>().c_str(), description.c_str());
   }
   return 0;
 }

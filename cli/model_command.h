@@ -1,6 +1,6 @@
 #pragma once
-// `kotae model ...`: the integrity of installed models (model/model_integrity.h) and the keys and
-// signatures that vouch for them.
+// `kotae model ...`: the integrity of installed models and the keys and signatures that vouch for them
+// (assembly/model_files.h does the work; this prints it).
 //
 //   kotae model keygen --out PREFIX           PREFIX.key (secret, mode 0600) and PREFIX.pub
 //   kotae model sign NAME --key PREFIX.key    adds the key's signature to DATA/models/NAME/manifest.json
@@ -9,10 +9,6 @@
 
 #include <filesystem>
 #include <string>
-
-#include <nlohmann/json.hpp>
-
-#include "model/model_integrity.h"
 
 namespace kotae::cli {
 
@@ -31,10 +27,5 @@ int run_model_keygen(const ModelCommandOptions& options);
 int run_model_sign(const ModelCommandOptions& options);
 int run_model_verify(const ModelCommandOptions& options);
 int run_model_add(const ModelCommandOptions& options);
-
-// One model's verdict as `kotae model verify --json` and `kotae doctor` print it: name, path, ok,
-// status (ok, missing or corrupt), error (the first problem), signed_by, signers, and each file's
-// path, status and problem.
-nlohmann::json inspection_json(const ModelInspection& inspection);
 
 }  // namespace kotae::cli

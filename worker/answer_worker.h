@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/generator.h"
+#include "assembly/answering.h"
 #include "queue/answer_task.h"
 #include "worker/queue_consumer.h"
 

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/serve_command.h"
+#include "app/worker_command.h"
 #include "cli/ask_command.h"
 #include "cli/collections_command.h"
 #include "cli/doctor.h"
@@ -18,10 +20,8 @@
 #include "cli/model_command.h"
 #include "cli/report_error.h"
 #include "cli/search_command.h"
-#include "cli/serve_command.h"
 #include "cli/settings.h"
 #include "cli/store_command.h"
-#include "cli/worker_command.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "store/catalog.h"
@@ -197,11 +197,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   ask_cmd->add_flag("--json", ask.json, "one JSON object: answer, backend, citations, sources, timings_ms");
 
-  kotae::cli::ServeOptions serve;
-  auto* serve_cmd = kotae::cli::add_serve_command(app, serve);
-  kotae::cli::WorkerOptions worker;
-  auto* worker_cmd = kotae::cli::add_worker_command(app, worker);
-  kotae::cli::KeygenOptions keygen;
+  kotae::app::ServeOptions serve;
+  auto* serve_cmd = kotae::app::add_serve_command(app, serve);
+  kotae::app::WorkerOptions worker;
+  auto* worker_cmd = kotae::app::add_worker_command(app, worker);
+  kotae::app::KeygenOptions keygen;
   auto* keygen_cmd =
       app.add_subcommand("keygen", "a new API key for kotae serve, and its entry for the --api-keys file");
   keygen_cmd->add_option("--tenant", keygen.tenant, "the tenant whose collections the key sees")->capture_default_str();
@@ -262,14 +262,14 @@ int main(int argc, char** argv) {
   auto* models_list = models_cmd->add_subcommand("list", "every installed model: kind, precision, description");
   models_list->add_flag("--json", models_json, "one JSON object per model");
 
-  kotae::cli::ServeOptions shown;
+  kotae::app::ServeOptions shown;
   bool config_json = false;
   auto* config_cmd = app.add_subcommand("config", "the settings in effect");
   config_cmd->require_subcommand(1);
   auto* config_show = config_cmd->add_subcommand("show",
                                                  "every setting of kotae serve with its value and where it came from "
                                                  "(default, file, env, flag); takes serve's flags");
-  kotae::cli::add_serve_options(*config_show, shown);
+  kotae::app::add_serve_options(*config_show, shown);
   config_show->add_flag("--json", config_json, "one JSON object per setting");
 
   // Exit codes, as report_error gives them: a usage error is 2 too, not CLI11's own numbers.
@@ -361,7 +361,7 @@ int main(int argc, char** argv) {
   }
   if (keygen_cmd->parsed()) {
     keygen.store = store;
-    return kotae::cli::run_keygen(keygen);
+    return kotae::app::run_keygen(keygen);
   }
   if (store_copy_cmd->parsed()) {
     store_copy.data_dir = data_dir;
@@ -379,11 +379,11 @@ int main(int argc, char** argv) {
     serve.server.models.data_dir = data_dir;
     serve.server.models.backends.data_dir = data_dir;
     serve.server.store = where;
-    return kotae::cli::run_serve(std::move(serve));
+    return kotae::app::run_serve(std::move(serve));
   }
   if (worker_cmd->parsed()) {
     worker.where = where;
-    return kotae::cli::run_worker(std::move(worker));
+    return kotae::app::run_worker(std::move(worker));
   }
   return 1;
 }

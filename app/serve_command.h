@@ -7,7 +7,7 @@
 
 #include "server/kotae_server.h"
 
-namespace kotae::cli {
+namespace kotae::app {
 
 struct ServeOptions {
   server::ServerOptions server;
@@ -47,4 +47,4 @@ struct KeygenOptions {
 };
 int run_keygen(const KeygenOptions& options);
 
-}  // namespace kotae::cli
+}  // namespace kotae::app

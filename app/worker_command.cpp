@@ -1,4 +1,4 @@
-#include "cli/worker_command.h"
+#include "app/worker_command.h"
 
 #include <unistd.h>
 
@@ -15,7 +15,9 @@
 #include "store/postgres_connection.h"
 #include "worker/worker_metrics.h"
 
-namespace kotae::cli {
+namespace kotae::app {
+
+using cli::report_error;
 
 namespace {
 
@@ -194,4 +196,4 @@ int run_worker(WorkerOptions options) {
   return options.answers ? run_answer_worker(options, signals) : run_ingest_worker(options, signals);
 }
 
-}  // namespace kotae::cli
+}  // namespace kotae::app

@@ -1,4 +1,4 @@
-#include "cli/serve_command.h"
+#include "app/serve_command.h"
 
 #include <csignal>
 #include <cstdio>
@@ -8,13 +8,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "assembly/model_files.h"
 #include "cli/report_error.h"
 #include "core/log.h"
 #include "core/paths.h"
 #include "core/random_id.h"
 #include "core/sha256.h"
-#include "model/installed_models.h"
-#include "model/model_integrity.h"
 #include "platform/service_manager.h"
 #include "queue/redis_connection.h"
 #include "server/api_keys.h"
@@ -23,7 +22,9 @@
 #include "store/postgres_connection.h"
 #include "store/postgres_record_store.h"
 
-namespace kotae::cli {
+namespace kotae::app {
+
+using cli::report_error;
 namespace {
 
 bool is_loopback(const std::string& host) {
@@ -151,39 +152,15 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
       ->check(CLI::Range(1, 1 << 24));
 }
 
-namespace {
-
-// "no generator model 'x' is installed (installed: a, b; ...)" unless DATA/models/NAME is one of `kind`.
-Result<void> check_model(const std::filesystem::path& data_dir, const std::string& flag, const std::string& name,
-                         const std::string& kind, const std::string& how_to_install) {
-  if (name.empty()) return {};
-  for (const auto& m : installed_models(models_dir(data_dir))) {
-    if (m.name != name) continue;
-    if (m.manifest.kind == kind) return {};
-    const auto article = [](const std::string& word) {
-      return std::string(word.starts_with("e") ? "an " : "a ") + word;
-    };
-    return make_error(ErrorCode::invalid_argument, flag + " " + name + ": that model is " + article(m.manifest.kind) +
-                                                       " model, not " + article(kind) + " one");
-  }
-  std::string installed;
-  for (const auto& n : installed_model_names(models_dir(data_dir), kind))
-    installed += (installed.empty() ? "" : ", ") + n;
-  return make_error(ErrorCode::invalid_argument,
-                    flag + " " + name + ": no " + kind + " model of that name is installed in " +
-                        models_dir(data_dir).string() + " (installed: " + (installed.empty() ? "none" : installed) +
-                        "; " + how_to_install + ")");
-}
-
-}  // namespace
-
 Result<void> check_serve_settings(const ServeOptions& options) {
   const auto& o = options.server;
   const auto& data = o.models.data_dir;
-  KOTAE_TRY(check_model(data, "--embedder", o.models.embedder, "embedding", "scripts/setup --model NAME installs one"));
-  KOTAE_TRY(check_model(data, "--rerank", o.models.reranker, "reranker", "scripts/setup --model NAME installs one"));
-  KOTAE_TRY(check_model(data, "--model", o.models.backends.model, "generator",
-                        "kotae model add FILE.gguf --name NAME installs one"));
+  KOTAE_TRY(assembly::require_installed_model(data, "--embedder", o.models.embedder, "embedding",
+                                              "scripts/setup --model NAME installs one"));
+  KOTAE_TRY(assembly::require_installed_model(data, "--rerank", o.models.reranker, "reranker",
+                                              "scripts/setup --model NAME installs one"));
+  KOTAE_TRY(assembly::require_installed_model(data, "--model", o.models.backends.model, "generator",
+                                              "kotae model add FILE.gguf --name NAME installs one"));
   const auto& url = o.models.backends.openai_url;
   if (!url.empty()) {
     const auto scheme_end = url.find("://");
@@ -272,10 +249,8 @@ int run_serve(ServeOptions options) {
   // The model loaders read the trusted keys where every command does (model/model_integrity.h); a flag
   // or config file value joins them through the same variable, set before any thread starts.
   if (!options.trusted_keys.empty()) ::setenv("KOTAE_TRUSTED_KEYS", options.trusted_keys.c_str(), 1);
-  auto integrity = integrity_policy(options.server.models.data_dir);
-  if (!integrity) return report_error(integrity.error());
-  nlohmann::json key_ids = nlohmann::json::array();
-  for (const auto& key : integrity->trusted_keys) key_ids.push_back(key.id);
+  const auto key_ids = assembly::trusted_key_ids(options.server.models.data_dir);
+  if (!key_ids) return report_error(key_ids.error());
 
   // Signals are taken by sigwait below, so every thread the server starts must have them blocked.
   sigset_t signals;
@@ -292,7 +267,7 @@ int run_serve(ServeOptions options) {
   auto server = server::KotaeServer::start(options.server);
   if (!server) return report_error(server.error());
   log_lifecycle("listening", {{"host", http.host}, {"port", (*server)->port()}});
-  log_event("model_integrity", {{"signatures_required", !key_ids.empty()}, {"trusted_keys", key_ids}});
+  log_event("model_integrity", {{"signatures_required", !key_ids->empty()}, {"trusted_keys", *key_ids}});
   if (auto ready = (*server)->wait_until_ready(); !ready) {
     (*server)->shutdown(std::chrono::milliseconds(0));
     return report_error(ready.error());
@@ -321,4 +296,4 @@ int run_serve(ServeOptions options) {
   return 0;
 }
 
-}  // namespace kotae::cli
+}  // namespace kotae::app

@@ -15,7 +15,7 @@
 #include "worker/answer_worker.h"
 #include "worker/ingest_worker.h"
 
-namespace kotae::cli {
+namespace kotae::app {
 
 struct WorkerOptions {
   store::CatalogOptions where;  // --store (must be PostgreSQL), --index-cache
@@ -31,4 +31,4 @@ struct WorkerOptions {
 CLI::App* add_worker_command(CLI::App& app, WorkerOptions& options);
 int run_worker(WorkerOptions options);
 
-}  // namespace kotae::cli
+}  // namespace kotae::app
