@@ -202,8 +202,8 @@ int main(int argc, char** argv) {
   kotae::app::WorkerOptions worker;
   auto* worker_cmd = kotae::app::add_worker_command(app, worker);
   kotae::app::KeygenOptions keygen;
-  auto* keygen_cmd =
-      app.add_subcommand("keygen", "a new API key for kotae serve, and its entry for the --api-keys file");
+  auto* keygen_cmd = app.add_subcommand(
+      "keygen", "a new API key for kotae serve: its entry for the --api-keys file, or stored with --store");
   keygen_cmd->add_option("--tenant", keygen.tenant, "the tenant whose collections the key sees")->capture_default_str();
   keygen_cmd->add_option("--name", keygen.name, "the key's name in logs and limits (default: the tenant)");
   keygen_cmd->add_flag("--admin", keygen.admin, "may read /metrics and act for any tenant");

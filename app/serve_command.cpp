@@ -21,6 +21,8 @@
 #include "store/postgres_api_keys.h"
 #include "store/postgres_connection.h"
 #include "store/postgres_record_store.h"
+#include "store/sqlite_api_keys.h"
+#include "store/sqlite_schema.h"
 
 namespace kotae::app {
 
@@ -202,8 +204,10 @@ int run_keygen(const KeygenOptions& options) {
     if (value > 0) quota[field] = value;
   }
   if (!quota.empty()) entry["quota"] = quota;
-  if (store::is_postgres_url(options.store)) {
+  const bool shared = store::is_postgres_url(options.store);
+  if (!options.store.empty()) {
     auto stored = [&]() -> Result<void> {
+      if (!shared) return KOTAE_TRY_VALUE(store::SqliteApiKeys::open(options.store))->put(entry);
       auto connection = KOTAE_TRY_VALUE(store::PgConnection::connect(options.store));
       KOTAE_TRY(store::migrate_postgres_schema(*connection));
       return store::PostgresApiKeys(std::make_shared<store::PgPool>(options.store, 1)).put(entry);
@@ -211,14 +215,19 @@ int run_keygen(const KeygenOptions& options) {
     if (!stored) return report_error(stored.error());
   }
   std::printf("%s\n", nlohmann::json{{"key", key}, {"entry", entry}}.dump(2).c_str());
-  if (store::is_postgres_url(options.store)) {
+  if (shared) {
     std::fprintf(stderr,
                  "kotae: give the key to its user; it is stored (as its hash) in PostgreSQL, and every replica "
                  "knows it within a second\n");
+  } else if (!options.store.empty()) {
+    std::fprintf(stderr,
+                 "kotae: give the key to its user; it is stored (as its hash) in %s, and a server on that folder "
+                 "knows it within a second\n",
+                 store::server_database_file(options.store).string().c_str());
   } else {
     std::fprintf(stderr,
                  "kotae: give the key to its user; add the entry to the \"keys\" list of the --api-keys file "
-                 "(the server stores only its hash)\n");
+                 "(the server stores only its hash), or run this with --store to store it\n");
   }
   return 0;
 }

@@ -38,7 +38,7 @@ int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.
 struct KeygenOptions {
-  std::string store;  // postgres://…: the key is stored there too, for every replica
+  std::string store;  // postgres://… (for every replica) or a folder (its server.db): the key is stored there too
   std::string tenant = "local";
   std::string name;
   bool admin = false;

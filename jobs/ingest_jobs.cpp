@@ -26,9 +26,6 @@ bool file_done(const JobFile& f) {
   return f.status != "queued" && f.status != "indexing";
 }
 
-fs::path records_dir(const assembly::ServedCollection& c) {
-  return c.folder / "jobs";
-}
 fs::path uploads_dir(const assembly::ServedCollection& c) {
   return c.folder / "uploads";
 }
@@ -42,10 +39,8 @@ Result<void> create_synced_dir(const fs::path& dir) {
   return store::sync_folder(dir.parent_path());
 }
 
-Result<void> save_record(const assembly::ServedCollection& c, const JobStatus& status) {
-  const fs::path dir = records_dir(c);
-  if (auto made = create_synced_dir(dir); !made) return made;
-  return store::write_file_atomically(dir / (status.id + ".json"), job_record(status).dump());
+store::JobRow row_of(const JobStatus& status) {
+  return {status.id, status.tenant, status.collection, job_record(status).dump()};
 }
 
 rag::FileReport index_upload(rag::Ingester& ingester, const fs::path& file, const std::string& name) {
@@ -84,7 +79,8 @@ Result<fs::path> stored_upload(const assembly::ServedCollection& c, const std::s
 
 }  // namespace
 
-IngestJobs::IngestJobs(IngestJobsOptions options) : options_(options) {
+IngestJobs::IngestJobs(IngestJobsOptions options, std::shared_ptr<store::JobRecordStore> records)
+    : options_(options), records_(std::move(records)) {
   workers_left_ = std::max<std::size_t>(options_.threads, 1);
   for (std::size_t i = 0; i < workers_left_; ++i) threads_.emplace_back([this] { work(); });
 }
@@ -119,7 +115,7 @@ Result<JobStatus> IngestJobs::submit(const std::string& id, std::shared_ptr<asse
     job->status.files.push_back(std::move(file));
   }
   job->collection = std::move(collection);
-  if (auto saved = save_record(*job->collection, job->status); !saved) return saved.error();
+  if (auto saved = records_->save(row_of(job->status)); !saved) return saved.error();
   publish(job->status);
   enqueue(job);
   return job->status;
@@ -127,15 +123,23 @@ Result<JobStatus> IngestJobs::submit(const std::string& id, std::shared_ptr<asse
 
 void IngestJobs::recover(const std::shared_ptr<assembly::ServedCollection>& collection) {
   std::vector<std::shared_ptr<Job>> unfinished, done;
-  std::error_code ec;
-  for (fs::directory_iterator it(records_dir(*collection), ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() != ".json") continue;
-    std::ifstream in(it->path());
-    const auto parsed = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (auto imported = records_->import_0_1_records(collection->folder, collection->tenant, collection->name);
+      !imported) {
+    log_event("job_records_not_imported", {{"collection", collection->name}, {"reason", imported.error().message}},
+              LogLevel::warn);
+  } else if (*imported > 0) {
+    log_event("job_records_imported", {{"collection", collection->name}, {"records", *imported}});
+  }
+  auto records = records_->of_collection(collection->tenant, collection->name);
+  if (!records) {
+    log_event("job_records_unreadable", {{"collection", collection->name}, {"reason", records.error().message}},
+              LogLevel::error);
+  }
+  for (const auto& record : records ? *records : std::vector<std::string>()) {
+    const auto parsed = nlohmann::json::parse(record, nullptr, /*allow_exceptions=*/false);
     auto status = parsed.is_object() ? job_from_record(parsed) : std::nullopt;
-    if (!status || status->tenant != collection->tenant || status->collection != collection->name ||
-        it->path().stem() != status->id) {
-      log_event("job_record_unreadable", {{"path", it->path().string()}}, LogLevel::warn);
+    if (!status || status->tenant != collection->tenant || status->collection != collection->name) {
+      log_event("job_record_unreadable", {{"collection", collection->name}}, LogLevel::warn);
       continue;
     }
     auto job = std::make_shared<Job>();
@@ -153,6 +157,7 @@ void IngestJobs::recover(const std::shared_ptr<assembly::ServedCollection>& coll
   }
   // Incoming folders of uploads that were never acknowledged (the server died before its 202).
   const fs::path incoming = uploads_dir(*collection) / ".incoming";
+  std::error_code ec;
   for (fs::directory_iterator it(incoming, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string id = it->path().filename().string();
     const bool named =
@@ -263,13 +268,22 @@ void IngestJobs::work() {
   idle_.notify_all();
 }
 
+void IngestJobs::forget_collection(const std::string& tenant, const std::string& collection) {
+  if (auto removed = records_->remove_collection(tenant, collection); !removed) {
+    log_event("job_records_not_removed", {{"collection", collection}, {"reason", removed.error().message}},
+              LogLevel::warn);
+  }
+}
+
 void IngestJobs::remember_finished(const std::shared_ptr<Job>& job) {
   auto& kept = finished_[job->status.tenant];
   kept.push_back(job);
   while (kept.size() > options_.finished_kept) {
     const auto& oldest = kept.front();
-    std::error_code ec;
-    fs::remove(records_dir(*oldest->collection) / (oldest->status.id + ".json"), ec);
+    if (auto removed = records_->remove(oldest->status.id); !removed) {
+      log_event("job_record_not_removed", {{"id", oldest->status.id}, {"reason", removed.error().message}},
+                LogLevel::warn);
+    }
     jobs_.erase(oldest->status.id);
     kept.pop_front();
   }
@@ -288,8 +302,8 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
     return job.status;
   };
   auto record = [&](const JobStatus& now) {
-    if (c.deleted) return;  // its folder, records included, is going
-    if (auto saved = save_record(c, now); !saved) {
+    if (c.deleted) return;  // its records are going with it
+    if (auto saved = records_->save(row_of(now)); !saved) {
       log_event("job_record_not_saved", {{"id", now.id}, {"reason", saved.error().message}}, LogLevel::warn);
     }
     publish(now);

@@ -1,9 +1,9 @@
 #pragma once
 // Background ingestion of uploaded files. A job outlives the request that started it (the client may
-// disconnect and poll GET /v1/jobs/{id}) and the process: its files and a record of it are on disk,
-// synced, before the upload is acknowledged, and the record follows every file, so a server killed at
-// any moment runs its unfinished jobs again at the next start (recover). A job holds its collection's
-// writer lock, across processes too (store/writer_lock.h), while it runs; a file is one transaction,
+// disconnect and poll GET /v1/jobs/{id}) and the process: its files are on disk, synced, and its record
+// in the job record store (store/job_record_store.h) before the upload is acknowledged, and the record follows every
+// file, so a server killed at any moment runs its unfinished jobs again at the next start (recover). A job holds its
+// collection's writer lock, across processes too (store/writer_lock.h), while it runs; a file is one transaction,
 // committed whole or not at all. Each file has a time budget, and a job can be cancelled: both are
 // heard between pages and between batches of chunks.
 
@@ -25,6 +25,7 @@
 #include "assembly/collection_registry.h"
 #include "core/result.h"
 #include "jobs/job_status.h"
+#include "store/job_record_store.h"
 
 namespace kotae::jobs {
 
@@ -45,7 +46,8 @@ using FileKeeper = std::function<Result<void>(const assembly::ServedCollection& 
 
 class IngestJobs {
  public:
-  explicit IngestJobs(IngestJobsOptions options = {});
+  // `records`: where this process keeps its jobs' records (store/job_record_store.h).
+  IngestJobs(IngestJobsOptions options, std::shared_ptr<store::JobRecordStore> records);
   ~IngestJobs();  // stop(), waiting as long as it takes
 
   // The folder a new job's files go to before submit (uploads/.incoming/ID).
@@ -64,6 +66,8 @@ class IngestJobs {
   std::vector<JobStatus> list(const std::string& tenant) const;
   std::size_t active(const std::string& tenant) const;  // queued or running
   std::optional<JobStatus> cancel(const std::string& id, const std::string& tenant);
+  // A deleted collection's records go; its jobs' statuses stay in memory until the bound pushes them out.
+  void forget_collection(const std::string& tenant, const std::string& collection);
   void set_observer(IngestObserver observer) { observer_ = std::move(observer); }
   void set_keeper(FileKeeper keeper) { keeper_ = std::move(keeper); }
   // Over a shared store (before any job is submitted or recovered): every record saved is published
@@ -93,6 +97,7 @@ class IngestJobs {
   bool cancelled_elsewhere(const std::string& id) const;
 
   const IngestJobsOptions options_;
+  std::shared_ptr<store::JobRecordStore> records_;
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;

@@ -17,10 +17,10 @@ Result<std::optional<JobStatus>> parse_if_any(const std::optional<std::string>& 
 }  // namespace
 
 SharedJobRecords::SharedJobRecords(std::shared_ptr<store::PgPool> pool, std::string replica, std::size_t finished_kept)
-    : records_(std::move(pool)), replica_(std::move(replica)), finished_kept_(finished_kept) {}
+    : records_(std::move(pool), std::move(replica)), finished_kept_(finished_kept) {}
 
 Result<void> SharedJobRecords::publish(const JobStatus& status) {
-  KOTAE_TRY(records_.publish({status.id, status.tenant, status.collection, job_record(status).dump()}, replica_));
+  KOTAE_TRY(records_.save({status.id, status.tenant, status.collection, job_record(status).dump()}));
   if (status.finished > 0) KOTAE_TRY(records_.forget_finished(status.tenant, finished_kept_));
   return {};
 }

@@ -35,7 +35,6 @@ class SharedJobRecords {
 
  private:
   store::PostgresJobRecords records_;
-  std::string replica_;
   std::size_t finished_kept_;
 };
 

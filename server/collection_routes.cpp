@@ -57,6 +57,7 @@ void add_collection_routes(Router& router, ServerContext& context) {
     const auto& name = call.request.path_params.at("name");
     ok_or_throw(context.collections->remove(call.tenant, name));
     ok_or_throw(context.conversations->remove_collection(call.tenant, name));  // they quote its documents
+    if (context.jobs) context.jobs->forget_collection(call.tenant, name);
     call.responder->send(json_response(200, {{"name", name}, {"object", "collection"}, {"deleted", true}}));
   });
 }

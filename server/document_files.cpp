@@ -54,16 +54,19 @@ Result<OriginalFile> DocumentFiles::read(const assembly::ServedCollection& colle
   OriginalFile file;
   if (uploaded(document)) {
     if (!plain_name(document.path)) return missing("the upload's name is not a file name");
-    if (shared_) {
-      if (auto kept = KOTAE_TRY_VALUE(shared_->read(collection.tenant, collection.name, document.path))) {
-        file.bytes = std::move(*kept);
-      }
+    if (auto kept = KOTAE_TRY_VALUE(kept_->read(collection.tenant, collection.name, document.path))) {
+      file.bytes = std::move(*kept);
+    } else {
+      file = read_disk(kept_upload(collection, document.path));  // indexed by this replica itself, before 0.2
     }
-    if (!file.bytes) file = read_disk(kept_upload(collection, document.path));  // indexed by this replica itself
   } else if (fs::path(document.path).is_absolute()) {
     file = read_disk(document.path);  // indexed from disk by the CLI; shown while this server can read it
   } else {
     return missing("the document was not uploaded as a file");
+  }
+  if (file.bytes && file.bytes->size() > kMaxServedFileBytes) {
+    return missing("the file has " + std::to_string(file.bytes->size()) + " bytes; the most shown is " +
+                   std::to_string(kMaxServedFileBytes));
   }
   if (file.bytes && sha256_hex(*file.bytes) != document.sha256) return missing("the file changed since it was indexed");
   return file;
@@ -73,7 +76,7 @@ Result<void> DocumentFiles::keep(const assembly::ServedCollection& collection, c
                                  const fs::path& path) const {
   auto file = read_disk(path);
   if (!file.bytes) return make_error(ErrorCode::io, file.missing_because);
-  return shared_->keep(collection.tenant, collection.name, name, *file.bytes);
+  return kept_->keep(collection.tenant, collection.name, name, *file.bytes);
 }
 
 Result<void> DocumentFiles::forget(const assembly::ServedCollection& collection,
@@ -81,8 +84,7 @@ Result<void> DocumentFiles::forget(const assembly::ServedCollection& collection,
   if (!uploaded(document) || !plain_name(document.path)) return {};
   std::error_code ignored;  // one never kept here is no error
   fs::remove(kept_upload(collection, document.path), ignored);
-  if (!shared_) return {};
-  return shared_->forget(collection.tenant, collection.name, document.path);
+  return kept_->forget(collection.tenant, collection.name, document.path);
 }
 
 std::string inline_content_type(std::string_view format) {

@@ -1,8 +1,9 @@
 #pragma once
-// A document's original file, as the server can still show it: an upload's kept copy (in the
-// collection's uploads/ folder, or over PostgreSQL in table document_files, where the workers keep
-// what they indexed; counted in the collection's size either way) or the file `kotae index` read from
-// disk. Only bytes that are still the ones indexed are shown: the citations' spans point into their text.
+// A document's original file, as the server can still show it: an upload's kept copy
+// (store/document_file_store.h: the collection's uploads/ folder, or over PostgreSQL table
+// document_files, where the workers keep what they indexed; counted in the collection's size either way) or the file
+// `kotae index` read from disk. Only bytes that are still the ones indexed are shown: the citations' spans point into
+// their text.
 
 #include <cstdint>
 #include <memory>
@@ -11,7 +12,7 @@
 
 #include "assembly/collection_registry.h"
 #include "core/result.h"
-#include "store/postgres_document_files.h"
+#include "store/document_file_store.h"
 #include "store/records.h"
 
 namespace kotae::server {
@@ -28,17 +29,17 @@ struct OriginalFile {
 
 class DocumentFiles {
  public:
-  explicit DocumentFiles(std::shared_ptr<store::PostgresDocumentFiles> shared = nullptr) : shared_(std::move(shared)) {}
+  explicit DocumentFiles(std::shared_ptr<store::DocumentFileStore> kept) : kept_(std::move(kept)) {}
 
   Result<OriginalFile> read(const assembly::ServedCollection& collection, const store::DocumentRecord& document) const;
-  // Over PostgreSQL: keeps an upload this replica indexed as its document's file (see IngestJobs).
+  // Keeps an upload this replica indexed as its document's file, where every replica finds it (IngestJobs).
   Result<void> keep(const assembly::ServedCollection& collection, const std::string& name,
                     const std::filesystem::path& file) const;
   // Forgets an upload's kept copy, as its document is removed.
   Result<void> forget(const assembly::ServedCollection& collection, const store::DocumentRecord& document) const;
 
  private:
-  std::shared_ptr<store::PostgresDocumentFiles> shared_;  // over PostgreSQL
+  std::shared_ptr<store::DocumentFileStore> kept_;
 };
 
 // The MIME type a browser may show inline for this format; "" for those sent as attachments.

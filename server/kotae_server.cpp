@@ -19,9 +19,7 @@
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
 #include "store/change_follower.h"
-#include "store/postgres_api_keys.h"
-#include "store/postgres_conversations.h"
-#include "store/sqlite_conversations.h"
+#include "store/server_records.h"
 
 namespace kotae::server {
 
@@ -29,27 +27,36 @@ struct KotaeServer::State {
   ServerOptions options;
   ServerContext context;
   Router router;
-  // The keys requests are checked against: the --api-keys file's and, over a shared store,
-  // PostgreSQL's, swapped whole when refreshed. Whether keys are needed at all (`keyed`) is decided at
+  // The keys requests are checked against: the --api-keys file's and the store's (store/api_key_store.h),
+  // swapped whole when refreshed. Whether keys are needed at all (`keyed`) is decided at
   // start and never changes: a server started open stays open to loopback only.
   ApiKeys file_keys;
   std::shared_ptr<const ApiKeys> keys = std::make_shared<const ApiKeys>();
   mutable std::mutex keys_mutex;
   bool keyed = false;
-  bool keys_refreshed = true;                  // the last refresh worked (a failure is logged once, not every second)
-  std::shared_ptr<store::PgPool> shared_pool;  // over a shared store: jobs' records, keys and conversations
+  bool keys_refreshed = true;  // the last refresh worked (a failure is logged once, not every second)
+  std::shared_ptr<store::ApiKeyStore> stored_keys;
+  std::shared_ptr<store::PgPool> shared_pool;  // over a shared store: every replica's jobs and the work queue
   OriginPolicy origins;
   RateLimiter limiter;
   std::unique_ptr<WorkPool> work;
   std::unique_ptr<HttpServer> http;
   std::unique_ptr<store::Catalog> catalog;
-  std::unique_ptr<store::ChangeFollower> follower;  // over a shared store: the other replicas' commits
+  std::unique_ptr<store::ChangeFollower> follower;  // other processes' commits
+  std::shared_ptr<store::JobRecordStore> own_jobs;  // the records of the jobs this process runs
+  std::filesystem::path records_folder;             // where server.db is
   std::thread loader;
   std::promise<Result<void>> loaded;
   std::shared_future<Result<void>> loaded_future = loaded.get_future().share();
 };
 
 namespace {
+
+// Where the SQLite back-end keeps server.db: beside the collections (the --store folder, else the data
+// directory); over PostgreSQL, on this machine's data directory.
+std::filesystem::path server_records_folder(const store::CatalogOptions& where, bool shared) {
+  return shared || where.store.empty() ? where.data_dir : std::filesystem::path(where.store);
+}
 
 // Who this process is, in the shared job records: host name and process id.
 std::string replica_name() {
@@ -175,26 +182,18 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   auto catalog = store::Catalog::open(where);  // a wrong URL or a server that is down: said now
   if (!catalog) return catalog.error();
   s.catalog = std::move(*catalog);
+  s.records_folder = server_records_folder(where, s.catalog->shared());
+  auto records = store::open_server_records(*s.catalog, s.records_folder, options.conversations_per_tenant);
+  if (!records) return records.error();
+  s.context.conversations = std::move(records->conversations);
+  s.context.document_files = std::make_unique<DocumentFiles>(records->document_files);
+  s.stored_keys = std::move(records->api_keys);
+  s.shared_pool = std::move(records->shared_pool);
+  s.own_jobs = std::move(records->own_jobs);
   s.keys = std::make_shared<const ApiKeys>(s.file_keys);
-  if (s.catalog->shared()) {
-    s.shared_pool = std::make_shared<store::PgPool>(s.catalog->url());
-    server->refresh_keys();
-    if (!s.keys_refreshed)
-      return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
-    s.context.conversations =
-        std::make_unique<store::PostgresConversations>(s.shared_pool, options.conversations_per_tenant);
-  } else {
-    // Beside the collections: the --store folder, else the data directory.
-    const std::filesystem::path folder = where.store.empty() ? where.data_dir : std::filesystem::path(where.store);
-    std::error_code ignored;  // a folder that cannot be made is said by the open that follows
-    std::filesystem::create_directories(folder, ignored);
-    auto conversations =
-        store::SqliteConversations::open(folder / "conversations.db", options.conversations_per_tenant);
-    if (!conversations) return conversations.error();
-    s.context.conversations = std::move(*conversations);
-  }
-  s.context.document_files = std::make_unique<DocumentFiles>(
-      s.shared_pool ? std::make_shared<store::PostgresDocumentFiles>(s.shared_pool) : nullptr);
+  server->refresh_keys();
+  if (!s.keys_refreshed)
+    return make_error(ErrorCode::unavailable, "cannot read the API keys in " + s.catalog->description());
   if (!options.work_queue.empty()) {
     if (!s.catalog->shared()) {
       return make_error(ErrorCode::invalid_argument,
@@ -255,13 +254,13 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     s.context.models = std::move(*models);
     s.context.collections = std::make_unique<assembly::CollectionRegistry>(*s.catalog, *s.context.models);
     const auto opened = s.context.collections->open_all();
-    if (s.catalog->shared()) {
-      s.follower = std::make_unique<store::ChangeFollower>(s.catalog->url(), s.options.follow_period, [&s, self] {
-        s.context.collections->follow_changes();
-        if (s.keyed) self->refresh_keys();
-      });
-    }
-    s.context.jobs = std::make_unique<jobs::IngestJobs>(s.options.ingest);
+    auto follower = store::follow_changes(*s.catalog, s.records_folder, s.options.follow_period, [&s, self] {
+      s.context.collections->follow_changes();
+      if (s.keyed) self->refresh_keys();
+    });
+    if (!follower) return s.loaded.set_value(follower.error());
+    s.follower = std::move(*follower);
+    s.context.jobs = std::make_unique<jobs::IngestJobs>(s.options.ingest, s.own_jobs);
     if (s.catalog->shared()) {
       s.context.shared_jobs =
           std::make_shared<jobs::SharedJobRecords>(s.shared_pool, replica_name(), s.options.ingest.finished_kept);
@@ -314,12 +313,13 @@ bool KotaeServer::shutdown(std::chrono::milliseconds deadline) {
 void KotaeServer::refresh_keys() {
   auto& s = *state_;
   auto read = [&]() -> Result<ApiKeys> {
-    const auto entries = KOTAE_TRY_VALUE(store::PostgresApiKeys(s.shared_pool).entries());
+    const auto entries = KOTAE_TRY_VALUE(s.stored_keys->entries());
     ApiKeys keys = [&] {
       std::lock_guard lock(s.keys_mutex);  // reload_keys() may be replacing them
       return s.file_keys;
     }();
-    KOTAE_TRY(keys.add(KOTAE_TRY_VALUE(ApiKeys::from_entries(entries, "the API keys in PostgreSQL")), "PostgreSQL"));
+    const std::string where = "the API keys in " + s.catalog->description();
+    KOTAE_TRY(keys.add(KOTAE_TRY_VALUE(ApiKeys::from_entries(entries, where)), where));
     return keys;
   };
   auto keys = read();
@@ -341,9 +341,8 @@ Result<void> KotaeServer::reload_keys() {
   {
     std::lock_guard lock(s.keys_mutex);
     s.file_keys = std::move(keys);
-    if (!s.shared_pool) s.keys = std::make_shared<const ApiKeys>(s.file_keys);
   }
-  if (s.shared_pool) refresh_keys();  // the file's and PostgreSQL's together
+  refresh_keys();  // the file's and the store's together
   return {};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Where API keys are kept for every replica to read: each key's entry, the same JSON object as in an
-// --api-keys file (name, tenant, sha256 of the key, admin, rates, quota), keyed by its "sha256". The
+// Where API keys are kept beside the --api-keys file: each key's entry, the same JSON object as in
+// that file (name, tenant, sha256 of the key, admin, rates, quota), keyed by its "sha256". SQLite's
+// server.db (store/sqlite_api_keys.h) or PostgreSQL, for every replica (store/postgres_api_keys.h). The
 // server adds these to the file's keys; the key itself is never stored.
 
 #include <nlohmann/json.hpp>

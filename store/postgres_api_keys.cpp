@@ -17,8 +17,8 @@ constexpr const char* kSteps[] = {kVersion1};
 
 }  // namespace
 
-const PgSchema& postgres_api_keys_schema() {
-  static const PgSchema schema{"api_keys", kSteps};
+const SchemaSteps& postgres_api_keys_schema() {
+  static const SchemaSteps schema{"api_keys", kSteps};
   return schema;
 }
 

@@ -12,7 +12,7 @@
 namespace kotae::store {
 
 // Its tables (store/postgres_schema.h).
-const PgSchema& postgres_api_keys_schema();
+const SchemaSteps& postgres_api_keys_schema();
 
 class PostgresApiKeys final : public ApiKeyStore {
  public:

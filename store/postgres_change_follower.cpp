@@ -1,4 +1,4 @@
-#include "store/change_follower.h"
+#include "store/postgres_change_follower.h"
 
 #include <algorithm>
 #include <memory>
@@ -13,15 +13,16 @@ namespace {
 constexpr std::chrono::milliseconds kWaitSlice{200};
 }  // namespace
 
-ChangeFollower::ChangeFollower(std::string url, std::chrono::milliseconds period, std::function<void()> on_change)
+PostgresChangeFollower::PostgresChangeFollower(std::string url, std::chrono::milliseconds period,
+                                               std::function<void()> on_change)
     : url_(std::move(url)), period_(period), on_change_(std::move(on_change)), thread_([this] { run(); }) {}
 
-ChangeFollower::~ChangeFollower() {
+PostgresChangeFollower::~PostgresChangeFollower() {
   stopping_ = true;
   thread_.join();
 }
 
-void ChangeFollower::run() {
+void PostgresChangeFollower::run() {
   using clock = std::chrono::steady_clock;
   std::unique_ptr<PgConnection> connection;
   auto next_check = clock::now() + period_;

@@ -1,7 +1,7 @@
 #pragma once
-// Keeps a replica in step with a shared store: a thread with a connection of its own LISTENs on the
-// store's change channel and calls `on_change` as soon as another process commits, and at least every
-// `period` whatever it heard (a notification sent while the connection was down is never delivered;
+// The change follower over PostgreSQL (store/change_follower.h): a thread with a connection of its own
+// LISTENs on the store's change channel and calls `on_change` as soon as another process commits, and
+// at least every `period` whatever it heard (a notification sent while the connection was down is never delivered;
 // the periodic call catches what it announced). A lost connection is opened again by itself.
 
 #include <atomic>
@@ -10,17 +10,16 @@
 #include <string>
 #include <thread>
 
+#include "store/change_follower.h"
+
 namespace kotae::store {
 
-class ChangeFollower {
+class PostgresChangeFollower final : public ChangeFollower {
  public:
-  ChangeFollower(std::string url, std::chrono::milliseconds period, std::function<void()> on_change);
-  ~ChangeFollower();  // stops within a fraction of a second
-  ChangeFollower(const ChangeFollower&) = delete;
-  ChangeFollower& operator=(const ChangeFollower&) = delete;
+  PostgresChangeFollower(std::string url, std::chrono::milliseconds period, std::function<void()> on_change);
+  ~PostgresChangeFollower() override;  // stops within a fraction of a second
 
-  // Notifications heard since start (for tests and metrics).
-  std::uint64_t notifications() const { return notifications_.load(); }
+  std::uint64_t notifications() const override { return notifications_.load(); }
 
  private:
   void run();

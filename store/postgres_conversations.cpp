@@ -23,8 +23,8 @@ constexpr const char* kSteps[] = {kVersion1};
 
 }  // namespace
 
-const PgSchema& postgres_conversations_schema() {
-  static const PgSchema schema{"conversations", kSteps};
+const SchemaSteps& postgres_conversations_schema() {
+  static const SchemaSteps schema{"conversations", kSteps};
   return schema;
 }
 namespace {

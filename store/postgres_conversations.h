@@ -12,7 +12,7 @@
 namespace kotae::store {
 
 // Its tables (store/postgres_schema.h).
-const PgSchema& postgres_conversations_schema();
+const SchemaSteps& postgres_conversations_schema();
 
 class PostgresConversations final : public ConversationStore {
  public:

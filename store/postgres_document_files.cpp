@@ -18,8 +18,8 @@ constexpr const char* kSteps[] = {kVersion1};
 
 }  // namespace
 
-const PgSchema& postgres_document_files_schema() {
-  static const PgSchema schema{"document_files", kSteps};
+const SchemaSteps& postgres_document_files_schema() {
+  static const SchemaSteps schema{"document_files", kSteps};
   return schema;
 }
 

@@ -9,25 +9,24 @@
 #include <string_view>
 
 #include "core/result.h"
+#include "store/document_file_store.h"
 #include "store/postgres_connection.h"
 #include "store/postgres_schema.h"
 
 namespace kotae::store {
 
 // Its tables (store/postgres_schema.h).
-const PgSchema& postgres_document_files_schema();
+const SchemaSteps& postgres_document_files_schema();
 
-class PostgresDocumentFiles {
+class PostgresDocumentFiles final : public DocumentFileStore {
  public:
   explicit PostgresDocumentFiles(std::shared_ptr<PgPool> pool) : pool_(std::move(pool)) {}
 
-  // The kept bytes, or nullopt when none are kept under that path.
   Result<std::optional<std::string>> read(const std::string& tenant, const std::string& collection,
-                                          const std::string& path) const;
-  // Keeps (or replaces) the bytes under that path.
+                                          const std::string& path) const override;
   Result<void> keep(const std::string& tenant, const std::string& collection, const std::string& path,
-                    std::string_view bytes) const;
-  Result<void> forget(const std::string& tenant, const std::string& collection, const std::string& path) const;
+                    std::string_view bytes) const override;
+  Result<void> forget(const std::string& tenant, const std::string& collection, const std::string& path) const override;
 
  private:
   std::shared_ptr<PgPool> pool_;

@@ -28,8 +28,8 @@ constexpr const char* kSteps[] = {kVersion1};
 
 }  // namespace
 
-const PgSchema& postgres_jobs_schema() {
-  static const PgSchema schema{"jobs", kSteps};
+const SchemaSteps& postgres_jobs_schema() {
+  static const SchemaSteps schema{"jobs", kSteps};
   return schema;
 }
 
@@ -57,12 +57,12 @@ Result<void> forget_finished_jobs(PgConnection& connection, const std::string& t
 
 }  // namespace
 
-Result<void> PostgresJobRecords::publish(const JobRow& job, const std::string& replica) {
+Result<void> PostgresJobRecords::save(const JobRow& job) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
   KOTAE_TRY(lease->query(
       "INSERT INTO jobs(id, tenant, collection, replica, record) VALUES ($1, $2, $3, $4, $5) "
       "ON CONFLICT (id) DO UPDATE SET record = excluded.record, replica = excluded.replica, updated_at = now()",
-      PgParams().add(job.id).add(job.tenant).add(job.collection).add(replica).add(job.record)));
+      PgParams().add(job.id).add(job.tenant).add(job.collection).add(replica_).add(job.record)));
   return {};
 }
 
@@ -82,6 +82,21 @@ Result<std::vector<std::string>> PostgresJobRecords::list(const std::string& ten
   return texts(
       KOTAE_TRY_VALUE(lease->query("SELECT record FROM jobs WHERE tenant = $1 ORDER BY created_at DESC LIMIT $2",
                                    PgParams().add(tenant).add(static_cast<std::int64_t>(limit)))));
+}
+
+Result<std::vector<std::string>> PostgresJobRecords::of_collection(const std::string& tenant,
+                                                                   const std::string& collection) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  return texts(KOTAE_TRY_VALUE(
+      lease->query("SELECT record FROM jobs WHERE tenant = $1 AND collection = $2 ORDER BY created_at, id",
+                   PgParams().add(tenant).add(collection))));
+}
+
+Result<void> PostgresJobRecords::remove_collection(const std::string& tenant, const std::string& collection) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  KOTAE_TRY(
+      lease->query("DELETE FROM jobs WHERE tenant = $1 AND collection = $2", PgParams().add(tenant).add(collection)));
+  return {};
 }
 
 Result<std::optional<std::string>> PostgresJobRecords::request_cancel(const std::string& id,

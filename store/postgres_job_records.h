@@ -1,9 +1,7 @@
 #pragma once
-// Over a shared store, ingestion jobs' records in PostgreSQL (table `jobs`; the queued files' bytes in
-// `uploads` until a worker is done with them). A record is the job's JSON text as jobs/ writes it; this
-// part keeps it with the columns it is looked up by (id, tenant, collection, the replica that runs it,
-// whether a cancel was asked), and bounds each tenant's finished jobs. It never reads a record's
-// fields, except to order and count (finished_at, state).
+// Over a shared store, ingestion jobs' records in PostgreSQL (store/job_record_store.h; table `jobs`,
+// the queued files' bytes in `uploads` until a worker is done with them), with the replica that runs
+// each and whether a cancel was asked; and the work queue's operations on them.
 
 #include <cstddef>
 #include <functional>
@@ -14,18 +12,14 @@
 #include <vector>
 
 #include "core/result.h"
+#include "store/job_record_store.h"
 #include "store/postgres_connection.h"
 #include "store/postgres_schema.h"
 
 namespace kotae::store {
 
 // Its tables (store/postgres_schema.h).
-const PgSchema& postgres_jobs_schema();
-
-struct JobRow {
-  std::string id, tenant, collection;
-  std::string record;  // JSON text
-};
+const SchemaSteps& postgres_jobs_schema();
 
 // What an update does to the job's row and its uploads, decided from the record under the row lock.
 struct JobChange {
@@ -35,27 +29,29 @@ struct JobChange {
   std::string document_path;
 };
 
-class PostgresJobRecords {
+class PostgresJobRecords final : public JobRecordStore {
  public:
-  explicit PostgresJobRecords(std::shared_ptr<PgPool> pool) : pool_(std::move(pool)) {}
+  // `replica` names who runs the jobs this process saves (host name and process id), for operators.
+  explicit PostgresJobRecords(std::shared_ptr<PgPool> pool, std::string replica = "queue")
+      : pool_(std::move(pool)), replica_(std::move(replica)) {}
 
-  // A replica's own job, saved again after every file (inserted or replaced, `replica` naming who runs it).
-  Result<void> publish(const JobRow& job, const std::string& replica);
-  Result<std::optional<std::string>> get(const std::string& id, const std::string& tenant);
+  // A replica's own job, saved again after every file.
+  Result<void> save(const JobRow& job) override;
+  Result<std::optional<std::string>> get(const std::string& id, const std::string& tenant) override;
   Result<std::optional<std::string>> get(const std::string& id);  // any tenant's: the workers'
-  // The tenant's most recent jobs' records, newest first.
-  Result<std::vector<std::string>> list(const std::string& tenant, std::size_t limit);
+  Result<std::vector<std::string>> list(const std::string& tenant, std::size_t limit) override;
+  Result<std::vector<std::string>> of_collection(const std::string& tenant, const std::string& collection) override;
+  Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
   // Marks the job for cancelling; its record, or nullopt when the tenant has no such job.
   Result<std::optional<std::string>> request_cancel(const std::string& id, const std::string& tenant);
   Result<bool> cancel_requested(const std::string& id);
   // The tenant's jobs queued or running on any replica.
   Result<std::size_t> active(const std::string& tenant);
-  // Deletes the tenant's finished jobs beyond its newest `kept`.
-  Result<void> forget_finished(const std::string& tenant, std::size_t kept);
+  Result<void> forget_finished(const std::string& tenant, std::size_t kept) override;
 
   // A job for the work queue: its record and its files' bytes, in one transaction.
   Result<void> insert_queued(const JobRow& job, const std::vector<std::string_view>& files);
-  Result<void> remove(const std::string& id);
+  Result<void> remove(const std::string& id) override;
   // Runs `change` on the record under the row's lock and stores what it returns, in one transaction;
   // nullopt when there is no such job.
   using Change = std::function<Result<JobChange>(const std::string& record, bool cancel_requested)>;
@@ -65,6 +61,7 @@ class PostgresJobRecords {
 
  private:
   std::shared_ptr<PgPool> pool_;
+  std::string replica_;
 };
 
 }  // namespace kotae::store

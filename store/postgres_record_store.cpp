@@ -131,8 +131,8 @@ Result<void> check_embedding(std::span<const std::byte> bytes, std::size_t dimen
 
 }  // namespace
 
-const PgSchema& postgres_records_schema() {
-  static const PgSchema schema{"records", kRecordsSteps};
+const SchemaSteps& postgres_records_schema() {
+  static const SchemaSteps schema{"records", kRecordsSteps};
   return schema;
 }
 

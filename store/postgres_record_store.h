@@ -20,7 +20,7 @@ namespace kotae::store {
 inline constexpr const char* kChangeChannel = "kotae_changes";
 
 // The tables of collections, documents, chunks and the change log (store/postgres_schema.h).
-const PgSchema& postgres_records_schema();
+const SchemaSteps& postgres_records_schema();
 
 class PostgresRecordStore final : public RecordStore {
  public:

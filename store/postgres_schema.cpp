@@ -15,7 +15,7 @@ namespace {
 // pg_advisory_lock's two-key form: "Kota", and 0 for the schema (collections lock their own id).
 constexpr std::int64_t kLockClass = 0x4b6f7461;
 
-Result<void> migrate(PgConnection& connection, const PgSchema& schema) {
+Result<void> migrate(PgConnection& connection, const SchemaSteps& schema) {
   const std::int64_t current = KOTAE_TRY_VALUE(postgres_schema_version(connection, schema.component));
   if (current > schema.version()) {
     return make_error(ErrorCode::unsupported, "the PostgreSQL store (" + connection.server() + ") has " +
@@ -50,8 +50,8 @@ Result<void> migrate_postgres_schema(PgConnection& connection) {
   KOTAE_TRY(connection.execute(
       "CREATE TABLE IF NOT EXISTS kotae_schema_versions(component text PRIMARY KEY, version bigint NOT NULL)"));
   // The records first: document_files refers to collections.
-  for (const PgSchema* schema : {&postgres_records_schema(), &postgres_jobs_schema(), &postgres_api_keys_schema(),
-                                 &postgres_conversations_schema(), &postgres_document_files_schema()}) {
+  for (const SchemaSteps* schema : {&postgres_records_schema(), &postgres_jobs_schema(), &postgres_api_keys_schema(),
+                                    &postgres_conversations_schema(), &postgres_document_files_schema()}) {
     KOTAE_TRY(migrate(connection, *schema));
   }
   return transaction.commit();

@@ -1,7 +1,7 @@
 #pragma once
 // The PostgreSQL back-end's schema. Each part of the store that keeps tables there (the collections'
 // records, ingestion jobs, API keys, conversations, kept document files) owns them: its .cpp holds
-// their SQL and their migration steps (a PgSchema). One table, kotae_schema_versions (component,
+// their SQL and their migration steps (store/schema_steps.h). One table, kotae_schema_versions (component,
 // version), says how far each has come; migrate_postgres_schema brings every part to this build's
 // version, in one transaction under an advisory lock, whoever comes first.
 //
@@ -10,18 +10,12 @@
 // version table (tests/store/postgres_schema_test.cpp starts from 0.1's schema).
 
 #include <cstdint>
-#include <span>
 
 #include "core/result.h"
 #include "store/postgres_connection.h"
+#include "store/schema_steps.h"
 
 namespace kotae::store {
-
-struct PgSchema {
-  const char* component;
-  std::span<const char* const> steps;  // steps[i] brings version i to i + 1
-  std::int64_t version() const { return static_cast<std::int64_t>(steps.size()); }
-};
 
 // Every part's tables created or brought forward; unsupported when a part is newer than this build.
 Result<void> migrate_postgres_schema(PgConnection& connection);

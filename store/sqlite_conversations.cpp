@@ -1,13 +1,15 @@
 #include "store/sqlite_conversations.h"
 
 #include "store/conversation_sql.h"
+#include "store/sqlite_schema.h"
 
 namespace kotae::store {
 namespace {
 
 namespace sql = conversation_sql;
 
-constexpr const char* kSchema = R"sql(
+// Version 1: 0.1's table, which lived in a file of its own (conversations.db) until 0.2.
+constexpr const char* kVersion1 = R"sql(
 CREATE TABLE IF NOT EXISTS conversations(
   id TEXT PRIMARY KEY,
   tenant TEXT NOT NULL,
@@ -19,6 +21,28 @@ CREATE TABLE IF NOT EXISTS conversations(
   turns TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
 )sql";
+constexpr const char* kSteps[] = {kVersion1};
+
+// 0.1 kept the conversations in FOLDER/conversations.db: its rows are copied into server.db once, and
+// the old file renamed aside (conversations.db.imported) for the operator to delete.
+Result<void> import_0_1_file(Database& db, const std::filesystem::path& folder) {
+  const std::filesystem::path old = folder / "conversations.db";
+  std::error_code ec;
+  if (!std::filesystem::exists(old, ec)) return {};
+  auto attach = KOTAE_TRY_VALUE(db.prepare("ATTACH DATABASE ?1 AS old"));
+  KOTAE_TRY(attach.bind_text(1, old.string()).run());
+  auto copied = db.execute(
+      "INSERT OR IGNORE INTO main.conversations(id, tenant, collection, title, created_at, updated_at, turn_count, "
+      "turns) SELECT id, tenant, collection, title, created_at, updated_at, turn_count, turns FROM old.conversations");
+  KOTAE_TRY(db.execute("DETACH DATABASE old"));
+  if (!copied) return copied.error();
+  for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(old.string() + suffix, ec);
+  std::filesystem::rename(old, old.string() + ".imported", ec);
+  if (ec && std::filesystem::exists(old)) {
+    return make_error(ErrorCode::io, "cannot move " + old.string() + " aside after importing it: " + ec.message());
+  }
+  return {};
+}
 
 ConversationSummary read_summary(const Statement& row) {
   return {std::string(row.column_text(0)),
@@ -42,10 +66,15 @@ Result<bool> changed(Statement& statement) {
 
 }  // namespace
 
-Result<std::unique_ptr<SqliteConversations>> SqliteConversations::open(const std::filesystem::path& file,
+const SchemaSteps& sqlite_conversations_schema() {
+  static const SchemaSteps schema{"conversations", kSteps};
+  return schema;
+}
+
+Result<std::unique_ptr<SqliteConversations>> SqliteConversations::open(const std::filesystem::path& folder,
                                                                        std::size_t per_tenant) {
-  auto db = KOTAE_TRY_VALUE(Database::open(file, Database::Mode::read_write_create));
-  KOTAE_TRY(db->execute(kSchema));
+  auto db = KOTAE_TRY_VALUE(open_server_database(folder, sqlite_conversations_schema()));
+  KOTAE_TRY(import_0_1_file(*db, folder));
   return std::unique_ptr<SqliteConversations>(new SqliteConversations(std::move(db), per_tenant));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Conversations in one SQLite file of the data directory (DATA/conversations.db): the embedded
-// store's (store/conversation_store.h). Every tenant's in one table, indexed by (tenant, updated_at).
+// Conversations in the SQLite back-end's own file (FOLDER/server.db, store/sqlite_schema.h): the
+// embedded store's (store/conversation_store.h). Every tenant's in one table, indexed by (tenant,
+// updated_at). 0.1's FOLDER/conversations.db is imported at the first open.
 // One connection, one call at a time; WAL and a busy timeout, so two servers on one data directory
 // take turns.
 
@@ -9,14 +10,18 @@
 #include <mutex>
 
 #include "store/conversation_store.h"
+#include "store/schema_steps.h"
 #include "store/sqlite_database.h"
 
 namespace kotae::store {
 
+// Its tables (store/sqlite_schema.h).
+const SchemaSteps& sqlite_conversations_schema();
+
 class SqliteConversations final : public ConversationStore {
  public:
   // Creates the file and its table when missing.
-  static Result<std::unique_ptr<SqliteConversations>> open(const std::filesystem::path& file, std::size_t per_tenant);
+  static Result<std::unique_ptr<SqliteConversations>> open(const std::filesystem::path& folder, std::size_t per_tenant);
 
   Result<void> create(const std::string& tenant, const ConversationRecord& record) override;
   Result<bool> update_turns(const std::string& tenant, const ConversationRecord& record,

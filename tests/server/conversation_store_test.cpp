@@ -68,7 +68,7 @@ class ConversationStoreTest : public ::testing::TestWithParam<std::string> {
   void open() {
     store_.reset();
     if (GetParam() == "sqlite") {
-      auto opened = SqliteConversations::open(folder_ / "conversations.db", kPerTenant);
+      auto opened = SqliteConversations::open(folder_, kPerTenant);
       ASSERT_OK(opened);
       store_ = std::move(*opened);
       return;
@@ -234,7 +234,7 @@ TEST_P(ConversationStoreTest, WhatWasStoredIsThereAfterReopening) {
   ASSERT_TRUE(got->has_value());
   EXPECT_EQ((*got)->turns, record.turns);
   if (GetParam() == "sqlite") {
-    EXPECT_TRUE(fs::exists(folder_ / "conversations.db"));
+    EXPECT_TRUE(fs::exists(folder_ / "server.db"));
   }
 }
 

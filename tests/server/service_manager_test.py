@@ -1,13 +1,14 @@
 """What a service manager sees of `kotae serve` (systemd's Type=notify and ExecReload): READY=1 on
 $NOTIFY_SOCKET once the server answers /readyz (not before), SIGHUP reads the --api-keys file again (a
 new key works, a removed one stops working, a broken file keeps the keys in force and says why), and
-STOPPING=1 at SIGTERM. A real server, a real datagram socket; no systemd needed."""
+a key stored with `kotae keygen --store DATA` works without a reload, and STOPPING=1 at SIGTERM. A real server, a real datagram socket; no systemd needed."""
 
 import hashlib
 import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -94,6 +95,19 @@ def main():
             log[-300:],
         )
         checks.check("the server is alive after its reloads", server.alive())
+
+        # A key stored beside the collections (DATA/server.db) while the server runs: heard by its change
+        # follower, no reload needed.
+        made = subprocess.run(
+            [binary, "keygen", "--data", data, "--store", data, "--tenant", "carol"], capture_output=True, text=True
+        )
+        carol = json.loads(made.stdout)["key"] if made.returncode == 0 else ""
+        checks.check("kotae keygen --store DATA: exit 0", carol.startswith("kt_"), made.stderr[-300:])
+        deadline = time.time() + 10
+        while time.time() < deadline and status_with(server.port, carol) != 200:
+            time.sleep(0.05)
+        checks.check("... the running server accepts the stored key", status_with(server.port, carol) == 200)
+        checks.check("... and still the file's", status_with(server.port, "kt_second_key_002") == 200)
         server.process.send_signal(signal.SIGTERM)
         message = None
         deadline = time.time() + 30

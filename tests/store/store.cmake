@@ -11,8 +11,12 @@ kotae_test(store_tests
   PROPERTIES FIXTURES_REQUIRED debian_faq_dataset)
 target_compile_definitions(store_tests PRIVATE KOTAE_FAQ_BEIR_DIR="${KOTAE_FAQ_BEIR_DIR}")
 
+kotae_test(sqlite_server_records_tests SOURCES store/sqlite_server_records_test.cpp
+  LIBS kotae_store SQLite::SQLite3 nlohmann_json::nlohmann_json Threads::Threads)
+target_compile_definitions(sqlite_server_records_tests PRIVATE KOTAE_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/store/data")
+
 kotae_test(postgres_store_tests
-  SOURCES store/postgres_store_test.cpp store/postgres_schema_test.cpp
+  SOURCES store/postgres_store_test.cpp store/postgres_schema_test.cpp store/job_record_store_test.cpp
   LIBS kotae_store SQLite::SQLite3 Threads::Threads
   PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(postgres_store_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}"
