@@ -27,9 +27,10 @@ set_target_properties(kotae::onnxruntime PROPERTIES
   INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_ort}/include"
   INTERFACE_INCLUDE_DIRECTORIES "${_ort}/include")
 
-# llama.cpp (built from source by scripts/setup: shared libraries; the CPU backend variants are loaded
-# at run time from the same folder), and its own tools of the same build: llama-server, the real
-# OpenAI-compatible server the tests talk to, and llama-bench, the peer in bench/generate.
+# llama.cpp (shared libraries: built from source by scripts/setup, or for the main job alone the
+# prebuilt ones; the CPU backend variants are loaded at run time from the same folder), and its own
+# tools of the source build: llama-server, the real OpenAI-compatible server the tests talk to, and
+# llama-bench, the peer in bench/generate.
 set(_llama "${KOTAE_DEPS_DIR}/llama.cpp")
 kotae_require_dep("${_llama}/lib/libllama.so" "llama.cpp")
 get_filename_component(KOTAE_GGML_BACKEND_DIR "${_llama}/lib" REALPATH)
@@ -90,4 +91,6 @@ set_target_properties(kotae::sodium PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfi
 # Python with the pinned reference packages (tokenizers, onnxruntime, onnx), for tests that compare
 # against them. scripts/setup creates it from scripts/python/test.lock.
 set(KOTAE_PYTHON "${KOTAE_DEPS_DIR}/python-test/bin/python" CACHE FILEPATH "Python with scripts/python/test.lock installed")
-kotae_require_dep("${KOTAE_PYTHON}" "the test Python environment")
+if(KOTAE_BUILD_TESTS)  # the main job alone (scripts/start) needs none of it
+  kotae_require_dep("${KOTAE_PYTHON}" "the test Python environment")
+endif()
