@@ -23,6 +23,14 @@ struct Embeddings {
   std::vector<float> row_copy(std::size_t i) const { return {row(i).begin(), row(i).end()}; }
 };
 
+// The dot product of two vectors (over the shorter's length): their cosine when both are unit length,
+// as an encoder's normalised vectors are.
+inline float dot(std::span<const float> a, std::span<const float> b) {
+  float sum = 0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) sum += a[i] * b[i];
+  return sum;
+}
+
 // Tokens [first, last) of one input (special tokens counted), pooled into a vector of their own.
 struct TokenRange {
   std::size_t first = 0, last = 0;

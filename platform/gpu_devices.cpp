@@ -1,6 +1,6 @@
 #include "platform/gpu_devices.h"
 
-#include <dlfcn.h>
+#include "platform/nvml.h"
 
 namespace kotae {
 namespace {
@@ -23,11 +23,10 @@ enum Attribute {
   kComputeCapabilityMinor = 76,
 };
 
-// NVML (libnvidia-ml.so.1, shipped with the driver); nvmlReturn_t 0 is success, 6 "not found".
-using NvmlDevice = void*;
-struct NvmlMemory {
-  unsigned long long total, free, used;
-};
+// NVML's entry points used here (platform/nvml.h).
+using nvml::symbol;
+using NvmlDevice = nvml::Device;
+using NvmlMemory = nvml::Memory;
 using NvmlInit = int (*)();
 using NvmlShutdown = int (*)();
 using NvmlHandleByPciBusId = int (*)(const char*, NvmlDevice*);
@@ -39,11 +38,6 @@ using NvmlGetMemoryInfo = int (*)(NvmlDevice, NvmlMemory*);
 using NvmlGetMaxClockInfo = int (*)(NvmlDevice, int, unsigned*);
 using NvmlGetMemoryBusWidth = int (*)(NvmlDevice, unsigned*);
 constexpr int kNvmlClockMem = 2;
-
-template <class Fn>
-Fn symbol(void* library, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(library, name));
-}
 
 // MIG slices and, where the driver API reports no memory clock (CUDA 13 deprecates it), the
 // bandwidth from NVML's maximum memory clock and bus width.

@@ -1,24 +1,18 @@
 #include "platform/gpu_telemetry.h"
 
-#include <dlfcn.h>
+#include "platform/nvml.h"
 
 namespace kotae {
 namespace {
 
-// NVML's entry points used here; nvmlReturn_t 0 is success.
-using NvmlDevice = void*;
+// NVML's entry points used here (platform/nvml.h).
+using nvml::symbol;
+using NvmlDevice = nvml::Device;
+using NvmlMemory = nvml::Memory;
 struct NvmlUtilization {
   unsigned gpu, memory;  // percent
 };
-struct NvmlMemory {
-  unsigned long long total, free, used;
-};
 constexpr int kNvmlTemperatureGpu = 0;
-
-template <class Fn>
-Fn symbol(void* library, const char* name) {
-  return reinterpret_cast<Fn>(dlsym(library, name));
-}
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 
+#include "model/encoder.h"
 #include "rag/answer_cache.h"
 #include "rag/extractive_backend.h"
 #include "rag/generator_backend.h"
@@ -17,12 +18,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-float dot(std::span<const float> a, std::span<const float> b) {
-  float sum = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) sum += a[i] * b[i];
-  return sum;
 }
 
 Source to_source(const search::SearchHit& hit, double relevance) {

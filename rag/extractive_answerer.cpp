@@ -7,16 +7,11 @@
 #include <limits>
 #include <optional>
 
+#include "model/encoder.h"
 #include "rag/standalone_sentence.h"
 
 namespace kotae::rag {
 namespace {
-
-float dot(std::span<const float> a, std::span<const float> b) {
-  float sum = 0;
-  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i) sum += a[i] * b[i];
-  return sum;
-}
 
 // A sentence, or a fragment joined with the sentence it was cut from, that may go in the answer.
 struct Candidate {

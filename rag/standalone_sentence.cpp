@@ -59,7 +59,7 @@ bool first_word_in(std::string_view s, std::initializer_list<std::string_view> w
   return std::find(words.begin(), words.end(), word) != words.end();
 }
 
-std::set<std::string> content_words(std::string_view text) {
+std::set<std::string> stemmed_content_words(std::string_view text) {
   std::set<std::string> words;
   std::string word;
   auto flush = [&] {
@@ -147,9 +147,9 @@ bool points_elsewhere(std::string_view sentence) {
 }
 
 bool restates_question(std::string_view sentence, std::string_view question) {
-  const std::set<std::string> mine = content_words(sentence);
+  const std::set<std::string> mine = stemmed_content_words(sentence);
   if (mine.empty()) return false;
-  const std::set<std::string> asked = content_words(question);
+  const std::set<std::string> asked = stemmed_content_words(question);
   const auto shared = std::count_if(mine.begin(), mine.end(), [&](const std::string& w) { return asked.contains(w); });
   return static_cast<double>(shared) >= 0.8 * static_cast<double>(mine.size());
 }

@@ -23,8 +23,12 @@ ApiError from_error(const Error& error) {
   return {500, "internal", error.message};
 }
 
+std::string json_text(const nlohmann::json& body) {
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 HttpResponse json_response(int status, const nlohmann::json& body) {
-  return {status, "application/json", body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), {}};
+  return {status, "application/json", json_text(body), {}};
 }
 
 nlohmann::json error_envelope(const ApiError& error) {

@@ -27,6 +27,8 @@ ApiError from_error(const Error& error);
 // The one error envelope: {"error": {"code", "type", "message"}} (responses, stream events, task records).
 nlohmann::json error_envelope(const ApiError& error);
 HttpResponse json_response(int status, const nlohmann::json& body);
+// The compact JSON text of `body`, invalid UTF-8 in its strings replaced (U+FFFD) rather than thrown on.
+std::string json_text(const nlohmann::json& body);
 HttpResponse error_response(const ApiError& error);
 
 }  // namespace kotae::server

@@ -73,10 +73,6 @@ void load_conversation(AskCall& ask, ServerContext& context) {
   ask.conversation = std::move(*stored);
 }
 
-std::string dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // What a client sees of an async question's record: all but the tenant.
 nlohmann::json task_json(nlohmann::json record) {
   record.erase("tenant");
@@ -170,14 +166,15 @@ struct AskInFlight {
       if (!std::exchange(self->streaming, true)) stream.begin_events({{"X-Kotae-Cache", e.answer->cache}});
       switch (e.kind) {
         case Kind::sources:
-          return stream.event("sources", dump({{"conversation_id", self->ask.conversation_id()},
-                                               {"sources", rag::sources_json(e.answer->sources)}}));
-        case Kind::token: return stream.event("token", dump({{"text", e.token}}));
+          return stream.event("sources", json_text({{"conversation_id", self->ask.conversation_id()},
+                                                    {"sources", rag::sources_json(e.answer->sources)}}));
+        case Kind::token: return stream.event("token", json_text({{"text", e.token}}));
         case Kind::restart: return stream.event("restart", "{}");
         case Kind::citations:
-          return stream.event(
-              "citations", dump({{"answer", e.answer->text}, {"citations", rag::citations_json(e.answer->citations)}}));
-        case Kind::timings: return stream.event("timings", dump({{"timings_ms", rag::to_json(e.answer->timings)}}));
+          return stream.event("citations", json_text({{"answer", e.answer->text},
+                                                      {"citations", rag::citations_json(e.answer->citations)}}));
+        case Kind::timings:
+          return stream.event("timings", json_text({{"timings_ms", rag::to_json(e.answer->timings)}}));
         case Kind::done: return true;  // the whole answer follows
       }
       return true;
@@ -263,9 +260,9 @@ void add_ask_routes(Router& router, ServerContext& context) {
           if (!a) return q->out->send(error_response(from_error(a.error())));
         }
         if (!a) {
-          q->out->event("error", dump(error_envelope(from_error(a.error()))));
+          q->out->event("error", json_text(error_envelope(from_error(a.error()))));
         } else {
-          q->out->event("done", dump(q->whole(*a)));
+          q->out->event("done", json_text(q->whole(*a)));
         }
         q->out->end_events();
       });

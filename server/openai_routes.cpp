@@ -33,10 +33,6 @@ long long unix_now() {
   return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string dump(const nlohmann::json& j) {
-  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // OpenAI's finish reasons: "stop" or "length".
 std::string finish_reason(const std::string& ours) {
   return ours == "length" ? "length" : "stop";
@@ -76,12 +72,12 @@ struct Completion {
   // (as OpenAI sends it), then [DONE].
   void finish_stream(Responder& out, const GenerationStats* stats) const {
     if (include_usage && stats) {
-      out.event("", dump({{"id", id},
-                          {"object", "chat.completion.chunk"},
-                          {"created", created},
-                          {"model", model},
-                          {"choices", nlohmann::json::array()},
-                          {"usage", usage(*stats)}}));
+      out.event("", json_text({{"id", id},
+                               {"object", "chat.completion.chunk"},
+                               {"created", created},
+                               {"model", model},
+                               {"choices", nlohmann::json::array()},
+                               {"usage", usage(*stats)}}));
     }
     out.event("", "[DONE]");
     out.end_events();
@@ -119,17 +115,17 @@ void plain_chat(Call& call, ServerContext& context, const nlohmann::json& body, 
         });
   }
   out->begin_events();
-  out->event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
+  out->event("", json_text(completion.chunk({{"role", "assistant"}, {"content", ""}})));
   generator->start(
       std::move(messages), std::move(options),
       [out, completion](std::string_view piece) {
-        return out->event("", dump(completion.chunk({{"content", piece}})));
+        return out->event("", json_text(completion.chunk({{"content", piece}})));
       },
       [out, completion, metrics, backend](Result<Generation> generated) {
         if (generated) metrics->generation(backend, generated->stats);
-        out->event("", dump(generated ? completion.chunk(nlohmann::json::object(),
-                                                         finish_reason(generated->stats.finish_reason))
-                                      : error_chunk(generated.error())));
+        out->event("", json_text(generated ? completion.chunk(nlohmann::json::object(),
+                                                              finish_reason(generated->stats.finish_reason))
+                                           : error_chunk(generated.error())));
         completion.finish_stream(*out, generated ? &generated->stats : nullptr);
       });
 }
@@ -174,14 +170,14 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
         post);
   }
   out->begin_events();
-  out->event("", dump(completion.chunk({{"role", "assistant"}, {"content", ""}})));
+  out->event("", json_text(completion.chunk({{"role", "assistant"}, {"content", ""}})));
   using Kind = rag::AnswerEvent::Kind;
   auto sink = [out, completion](const rag::AnswerEvent& e) {
-    if (e.kind == Kind::token) return out->event("", dump(completion.chunk({{"content", e.token}})));
+    if (e.kind == Kind::token) return out->event("", json_text(completion.chunk({{"content", e.token}})));
     if (e.kind == Kind::restart) {  // a back-end failed mid-answer: clients should drop what they showed
       auto chunk = completion.chunk(nlohmann::json::object());
       chunk["kotae"] = {{"restart", true}};
-      return out->event("", dump(chunk));
+      return out->event("", json_text(chunk));
     }
     return true;
   };
@@ -189,11 +185,11 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
       question, *collection->store, std::move(options), conversation.get(), sink,
       [out, completion, kotae_part, conversation](Result<rag::Answer> answer) {
         if (!answer) {
-          out->event("", dump(error_chunk(answer.error())));
+          out->event("", json_text(error_chunk(answer.error())));
         } else {
           auto last = completion.chunk(nlohmann::json::object(), finish_reason(answer->generation.finish_reason));
           last["kotae"] = kotae_part(*answer);
-          out->event("", dump(last));
+          out->event("", json_text(last));
         }
         completion.finish_stream(*out, answer ? &answer->generation : nullptr);
       },

@@ -5,7 +5,15 @@
 // ascending order and both bind them by number. A summary is the columns id, collection, title,
 // created_at, updated_at, turn_count, in that order (kGet adds turns).
 
+#include <cstddef>
+#include <cstdint>
+
 namespace kotae::store::conversation_sql {
+
+// A count as both databases' integer parameter.
+inline std::int64_t int64(std::size_t n) {
+  return static_cast<std::int64_t>(n);
+}
 
 #define KOTAE_CONVERSATION_SUMMARY "id, collection, title, created_at, updated_at, turn_count"
 

@@ -4,20 +4,15 @@
 
 namespace kotae::store {
 
-namespace {
-
-// Version 1: each key's entry by the SHA-256 of the key.
-constexpr const char* kVersion1 = R"sql(
+const SchemaSteps& postgres_api_keys_schema() {
+  // Version 1: each key's entry by the SHA-256 of the key.
+  static constexpr const char* kVersion1 = R"sql(
 CREATE TABLE IF NOT EXISTS api_keys(
   sha256 text PRIMARY KEY,
   entry text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now());
 )sql";
-constexpr const char* kSteps[] = {kVersion1};
-
-}  // namespace
-
-const SchemaSteps& postgres_api_keys_schema() {
+  static constexpr const char* kSteps[] = {kVersion1};
   static const SchemaSteps schema{"api_keys", kSteps};
   return schema;
 }

@@ -4,10 +4,9 @@
 
 namespace kotae::store {
 
-namespace {
-
-// Version 1 (times are unix seconds, the turns one JSON text).
-constexpr const char* kVersion1 = R"sql(
+const SchemaSteps& postgres_conversations_schema() {
+  // Version 1 (times are unix seconds, the turns one JSON text).
+  static constexpr const char* kVersion1 = R"sql(
 CREATE TABLE IF NOT EXISTS conversations(
   id text PRIMARY KEY,
   tenant text NOT NULL,
@@ -19,11 +18,7 @@ CREATE TABLE IF NOT EXISTS conversations(
   turns text NOT NULL);
 CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
 )sql";
-constexpr const char* kSteps[] = {kVersion1};
-
-}  // namespace
-
-const SchemaSteps& postgres_conversations_schema() {
+  static constexpr const char* kSteps[] = {kVersion1};
   static const SchemaSteps schema{"conversations", kSteps};
   return schema;
 }
@@ -34,10 +29,6 @@ namespace sql = conversation_sql;
 ConversationSummary read_summary(const PgResult& rows, std::size_t row) {
   return {std::string(rows.text(row, 0)), std::string(rows.text(row, 1)), std::string(rows.text(row, 2)),
           rows.float64(row, 3),           rows.float64(row, 4),           static_cast<std::size_t>(rows.int64(row, 5))};
-}
-
-std::int64_t int64(std::size_t n) {
-  return static_cast<std::int64_t>(n);
 }
 
 }  // namespace
@@ -52,9 +43,9 @@ Result<void> PostgresConversations::create(const std::string& tenant, const Conv
                                            .add(s.title)
                                            .add_float64(s.created_at)
                                            .add_float64(s.updated_at)
-                                           .add(int64(s.turns))
+                                           .add(sql::int64(s.turns))
                                            .add(record.turns.dump())));
-  KOTAE_TRY(lease->query(sql::kTrim, PgParams().add(tenant).add(int64(per_tenant_))));
+  KOTAE_TRY(lease->query(sql::kTrim, PgParams().add(tenant).add(sql::int64(per_tenant_))));
   return {};
 }
 
@@ -64,11 +55,11 @@ Result<bool> PostgresConversations::update_turns(const std::string& tenant, cons
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
   auto rows = KOTAE_TRY_VALUE(lease->query(sql::kUpdateTurns, PgParams()
                                                                   .add(record.turns.dump())
-                                                                  .add(int64(s.turns))
+                                                                  .add(sql::int64(s.turns))
                                                                   .add_float64(s.updated_at)
                                                                   .add(s.id)
                                                                   .add(tenant)
-                                                                  .add(int64(turns_before))));
+                                                                  .add(sql::int64(turns_before))));
   return rows.rows() > 0;
 }
 
@@ -86,7 +77,7 @@ Result<std::optional<ConversationRecord>> PostgresConversations::get(const std::
 Result<std::vector<ConversationSummary>> PostgresConversations::list(const std::string& tenant,
                                                                      const std::string& collection, std::size_t limit) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query(sql::kList, PgParams().add(tenant).add(collection).add(int64(limit))));
+  auto rows = KOTAE_TRY_VALUE(lease->query(sql::kList, PgParams().add(tenant).add(collection).add(sql::int64(limit))));
   std::vector<ConversationSummary> out;
   for (std::size_t i = 0; i < rows.rows(); ++i) out.push_back(read_summary(rows, i));
   return out;

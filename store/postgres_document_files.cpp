@@ -4,21 +4,16 @@
 
 namespace kotae::store {
 
-namespace {
-
-// Version 1: the uploaded files of a collection's documents, gone with their collection.
-constexpr const char* kVersion1 = R"sql(
+const SchemaSteps& postgres_document_files_schema() {
+  // Version 1: the uploaded files of a collection's documents, gone with their collection.
+  static constexpr const char* kVersion1 = R"sql(
 CREATE TABLE IF NOT EXISTS document_files(
   collection_id bigint NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
   path text NOT NULL,
   bytes bytea NOT NULL,
   PRIMARY KEY (collection_id, path));
 )sql";
-constexpr const char* kSteps[] = {kVersion1};
-
-}  // namespace
-
-const SchemaSteps& postgres_document_files_schema() {
+  static constexpr const char* kSteps[] = {kVersion1};
   static const SchemaSteps schema{"document_files", kSteps};
   return schema;
 }

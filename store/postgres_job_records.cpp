@@ -4,10 +4,9 @@
 
 namespace kotae::store {
 
-namespace {
-
-// Version 1: each job's record, and the queued files' bytes until a worker is done with them.
-constexpr const char* kVersion1 = R"sql(
+const SchemaSteps& postgres_jobs_schema() {
+  // Version 1: each job's record, and the queued files' bytes until a worker is done with them.
+  static constexpr const char* kVersion1 = R"sql(
 CREATE TABLE IF NOT EXISTS jobs(
   id text PRIMARY KEY,
   tenant text NOT NULL,
@@ -24,11 +23,7 @@ CREATE TABLE IF NOT EXISTS uploads(
   bytes bytea NOT NULL,
   PRIMARY KEY (job_id, file));
 )sql";
-constexpr const char* kSteps[] = {kVersion1};
-
-}  // namespace
-
-const SchemaSteps& postgres_jobs_schema() {
+  static constexpr const char* kSteps[] = {kVersion1};
   static const SchemaSteps schema{"jobs", kSteps};
   return schema;
 }

@@ -3,20 +3,15 @@
 #include "store/sqlite_schema.h"
 
 namespace kotae::store {
-namespace {
-
-// Version 1: each key's entry by the SHA-256 of the key, in the order they were added.
-constexpr const char* kVersion1 = R"sql(
+const SchemaSteps& sqlite_api_keys_schema() {
+  // Version 1: each key's entry by the SHA-256 of the key, in the order they were added.
+  static constexpr const char* kVersion1 = R"sql(
 CREATE TABLE api_keys(
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   sha256 TEXT NOT NULL UNIQUE,
   entry TEXT NOT NULL);
 )sql";
-constexpr const char* kSteps[] = {kVersion1};
-
-}  // namespace
-
-const SchemaSteps& sqlite_api_keys_schema() {
+  static constexpr const char* kSteps[] = {kVersion1};
   static const SchemaSteps schema{"api_keys", kSteps};
   return schema;
 }

@@ -8,21 +8,6 @@ namespace {
 
 namespace sql = conversation_sql;
 
-// Version 1: 0.1's table, which lived in a file of its own (conversations.db) until 0.2.
-constexpr const char* kVersion1 = R"sql(
-CREATE TABLE IF NOT EXISTS conversations(
-  id TEXT PRIMARY KEY,
-  tenant TEXT NOT NULL,
-  collection TEXT NOT NULL,
-  title TEXT NOT NULL,
-  created_at REAL NOT NULL,
-  updated_at REAL NOT NULL,
-  turn_count INTEGER NOT NULL,
-  turns TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
-)sql";
-constexpr const char* kSteps[] = {kVersion1};
-
 // 0.1 kept the conversations in FOLDER/conversations.db: its rows are copied into server.db once, and
 // the old file renamed aside (conversations.db.imported) for the operator to delete.
 Result<void> import_0_1_file(Database& db, const std::filesystem::path& folder) {
@@ -53,10 +38,6 @@ ConversationSummary read_summary(const Statement& row) {
           static_cast<std::size_t>(row.column_int64(5))};
 }
 
-std::int64_t int64(std::size_t n) {
-  return static_cast<std::int64_t>(n);
-}
-
 // Runs a statement with RETURNING to its end (its change commits there): whether it returned a row.
 Result<bool> changed(Statement& statement) {
   const bool row = KOTAE_TRY_VALUE(statement.step());
@@ -67,6 +48,20 @@ Result<bool> changed(Statement& statement) {
 }  // namespace
 
 const SchemaSteps& sqlite_conversations_schema() {
+  // Version 1: 0.1's table, which lived in a file of its own (conversations.db) until 0.2.
+  static constexpr const char* kVersion1 = R"sql(
+CREATE TABLE IF NOT EXISTS conversations(
+  id TEXT PRIMARY KEY,
+  tenant TEXT NOT NULL,
+  collection TEXT NOT NULL,
+  title TEXT NOT NULL,
+  created_at REAL NOT NULL,
+  updated_at REAL NOT NULL,
+  turn_count INTEGER NOT NULL,
+  turns TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
+)sql";
+  static constexpr const char* kSteps[] = {kVersion1};
   static const SchemaSteps schema{"conversations", kSteps};
   return schema;
 }
@@ -83,10 +78,10 @@ Result<void> SqliteConversations::create(const std::string& tenant, const Conver
   std::lock_guard lock(mutex_);
   auto insert = KOTAE_TRY_VALUE(db_->prepare(sql::kInsert));
   insert.bind_text(1, s.id).bind_text(2, tenant).bind_text(3, s.collection).bind_text(4, s.title);
-  insert.bind(5, s.created_at).bind(6, s.updated_at).bind(7, int64(s.turns)).bind_text(8, record.turns.dump());
+  insert.bind(5, s.created_at).bind(6, s.updated_at).bind(7, sql::int64(s.turns)).bind_text(8, record.turns.dump());
   KOTAE_TRY(insert.run());
   auto trim = KOTAE_TRY_VALUE(db_->prepare(sql::kTrim));
-  return trim.bind_text(1, tenant).bind(2, int64(per_tenant_)).run();
+  return trim.bind_text(1, tenant).bind(2, sql::int64(per_tenant_)).run();
 }
 
 Result<bool> SqliteConversations::update_turns(const std::string& tenant, const ConversationRecord& record,
@@ -94,8 +89,8 @@ Result<bool> SqliteConversations::update_turns(const std::string& tenant, const 
   const auto& s = record.summary;
   std::lock_guard lock(mutex_);
   auto update = KOTAE_TRY_VALUE(db_->prepare(sql::kUpdateTurns));
-  update.bind_text(1, record.turns.dump()).bind(2, int64(s.turns)).bind(3, s.updated_at);
-  update.bind_text(4, s.id).bind_text(5, tenant).bind(6, int64(turns_before));
+  update.bind_text(1, record.turns.dump()).bind(2, sql::int64(s.turns)).bind(3, s.updated_at);
+  update.bind_text(4, s.id).bind_text(5, tenant).bind(6, sql::int64(turns_before));
   return changed(update);
 }
 
@@ -115,7 +110,7 @@ Result<std::vector<ConversationSummary>> SqliteConversations::list(const std::st
                                                                    const std::string& collection, std::size_t limit) {
   std::lock_guard lock(mutex_);
   auto select = KOTAE_TRY_VALUE(db_->prepare(sql::kList));
-  select.bind_text(1, tenant).bind_text(2, collection).bind(3, int64(limit));
+  select.bind_text(1, tenant).bind_text(2, collection).bind(3, sql::int64(limit));
   std::vector<ConversationSummary> out;
   while (KOTAE_TRY_VALUE(select.step())) out.push_back(read_summary(select));
   return out;

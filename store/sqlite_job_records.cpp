@@ -10,19 +10,6 @@
 namespace kotae::store {
 namespace {
 
-// Version 1: each job's record, looked up by id, by tenant (newest first) and by collection.
-constexpr const char* kVersion1 = R"sql(
-CREATE TABLE jobs(
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- the order jobs were submitted in
-  id TEXT NOT NULL UNIQUE,
-  tenant TEXT NOT NULL,
-  collection TEXT NOT NULL,
-  record TEXT NOT NULL);
-CREATE INDEX jobs_by_tenant ON jobs(tenant, seq);
-CREATE INDEX jobs_by_collection ON jobs(tenant, collection, seq);
-)sql";
-constexpr const char* kSteps[] = {kVersion1};
-
 std::vector<std::string> texts(Statement& select) {
   std::vector<std::string> out;
   while (true) {
@@ -36,6 +23,18 @@ std::vector<std::string> texts(Statement& select) {
 }  // namespace
 
 const SchemaSteps& sqlite_jobs_schema() {
+  // Version 1: each job's record, looked up by id, by tenant (newest first) and by collection.
+  static constexpr const char* kVersion1 = R"sql(
+CREATE TABLE jobs(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,  -- the order jobs were submitted in
+  id TEXT NOT NULL UNIQUE,
+  tenant TEXT NOT NULL,
+  collection TEXT NOT NULL,
+  record TEXT NOT NULL);
+CREATE INDEX jobs_by_tenant ON jobs(tenant, seq);
+CREATE INDEX jobs_by_collection ON jobs(tenant, collection, seq);
+)sql";
+  static constexpr const char* kSteps[] = {kVersion1};
   static const SchemaSteps schema{"jobs", kSteps};
   return schema;
 }

@@ -12,7 +12,7 @@ namespace {
 
 using Milliseconds = std::chrono::milliseconds;
 
-constexpr Milliseconds kReconnectWait{1000};  // after PostgreSQL was out of reach
+constexpr Milliseconds kPostgresReconnectWait{1000};  // after PostgreSQL was out of reach
 
 }  // namespace
 
@@ -45,13 +45,14 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   auto retry = [&](const std::string& why) {  // left pending: claimed again after its backoff
     ++counters_.retried;
     log_event("file_retry", {{"where", where}, {"reason", why}}, LogLevel::warn);
-    if (auto recorded = jobs_.retry_file(job_id, file, why); !recorded) consumer_.sleep_unless_stopped(kReconnectWait);
+    if (auto recorded = jobs_.retry_file(job_id, file, why); !recorded)
+      consumer_.sleep_unless_stopped(kPostgresReconnectWait);
   };
 
   if (queue.exhausted(entry)) {
     auto last = jobs_.last_error(job_id, file);
     if (!last) {
-      consumer_.sleep_unless_stopped(kReconnectWait);
+      consumer_.sleep_unless_stopped(kPostgresReconnectWait);
       return;
     }
     const std::string reason =
@@ -59,7 +60,7 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
         " attempts: " + (last->empty() ? "its worker stopped while indexing it (killed, or out of memory)" : *last);
     // The letter is written before the job shows the file failed: whoever sees that finds the letter.
     if (!queue.write_dead_letter(entry, reason)) {
-      consumer_.sleep_unless_stopped(kReconnectWait);
+      consumer_.sleep_unless_stopped(kPostgresReconnectWait);
       return;
     }
     if (!jobs_.finish_file(job_id, file, "failed", 0, reason)) return;

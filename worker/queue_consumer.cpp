@@ -10,7 +10,7 @@ namespace {
 
 using Milliseconds = std::chrono::milliseconds;
 
-constexpr Milliseconds kReconnectWait{1000};  // after Redis was out of reach
+constexpr Milliseconds kRedisReconnectWait{1000};  // after Redis was out of reach
 
 // How often a thread looks for abandoned entries, and the heartbeat for held ones: well inside the
 // claim time, so a live worker's entry is never taken from it.
@@ -87,7 +87,7 @@ void QueueConsumer::work(std::size_t thread) {
       if (!connection) {
         connected_ = false;
         log_event("queue_unavailable", {{"consumer", me}, {"reason", connection.error().message}}, LogLevel::warn);
-        sleep_unless_stopped(kReconnectWait);
+        sleep_unless_stopped(kRedisReconnectWait);
         continue;
       }
       queue = std::make_unique<queue::WorkQueue>(std::move(*connection), options_.queue);
@@ -101,7 +101,7 @@ void QueueConsumer::work(std::size_t thread) {
     if (!entries) {
       connected_ = false;
       log_event("queue_unavailable", {{"consumer", me}, {"reason", entries.error().message}}, LogLevel::warn);
-      sleep_unless_stopped(kReconnectWait);
+      sleep_unless_stopped(kRedisReconnectWait);
       continue;
     }
     connected_ = true;

@@ -9,7 +9,15 @@ source "$(dirname "$0")/../../scripts/lib/common.sh"
 build=${1:?usage: cpp_tidy.sh BUILD_DIR [--all]}
 cd "$KOTAE_ROOT"
 command -v clang-tidy-16 >/dev/null || die "clang-tidy-16 is missing (scripts/setup installs it)"
-[ -f "$build/compile_commands.json" ] || die "no $build/compile_commands.json (configure the build first)"
+[ -f "$build/CMakeCache.txt" ] || die "no $build/CMakeCache.txt (configure the build first)"
+# The parts build as unity units (CMakeLists.txt), so the build's compile_commands.json names units:
+# clang-tidy takes each file's own command from the same tree configured with units off (configured
+# only, never built: seconds), with the build's compilers and type.
+commands="$build/tidy-commands"
+cache() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+cmake -S "$KOTAE_ROOT" -B "$commands" -G Ninja -DKOTAE_UNITY_BUILD=OFF -DKOTAE_BUILD_TESTS=OFF \
+  -DCMAKE_BUILD_TYPE="$(cache CMAKE_BUILD_TYPE)" -DCMAKE_CXX_COMPILER="$(cache CMAKE_CXX_COMPILER)" \
+  -DCMAKE_C_COMPILER="$(cache CMAKE_C_COMPILER)" >"$commands.log" 2>&1 || { cat "$commands.log"; die "configuring $commands failed"; }
 base=$(cat tests/style/tidy-base)
 if [ "${2:-}" = --all ]; then
   mapfile -t changed < <(git ls-files '*.cpp' '*.h')
@@ -20,7 +28,7 @@ else
 fi
 # The source files to check: changed ones of the parts (not tests/, bench/ or fuzz/) that the build
 # compiles, and the .cpp beside each changed header.
-mapfile -t compiled < <(jq -r '.[].file' "$build/compile_commands.json" | sed "s|^$KOTAE_ROOT/||" | sort -u)
+mapfile -t compiled < <(jq -r '.[].file' "$commands/compile_commands.json" | sed "s|^$KOTAE_ROOT/||" | sort -u)
 declare -A in_build=()
 for f in "${compiled[@]}"; do in_build[$f]=1; done
 sources=()
@@ -37,7 +45,7 @@ if [ ${#sources[@]} -eq 0 ]; then
 fi
 out="$build/clang-tidy.txt"  # kept: every finding with its context
 echo "clang-tidy on ${#sources[@]} files changed since $base (findings in $out)"
-if ! printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy-16 -p "$build" --quiet >"$out" 2>&1; then
+if ! printf '%s\n' "${sources[@]}" | xargs -P "$(nproc)" -n 4 clang-tidy-16 -p "$commands" --quiet >"$out" 2>&1; then
   grep -E 'warning:|error:' "$out" | sort -u | head -60
   echo "FAIL: clang-tidy found the above in ${#sources[@]} changed files (.clang-tidy says which checks)"
   exit 1
