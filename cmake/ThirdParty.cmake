@@ -27,13 +27,15 @@ set_target_properties(kotae::onnxruntime PROPERTIES
   INTERFACE_SYSTEM_INCLUDE_DIRECTORIES "${_ort}/include"
   INTERFACE_INCLUDE_DIRECTORIES "${_ort}/include")
 
-# llama.cpp (shared libraries: built from source by scripts/setup, or for the main job alone the
-# prebuilt ones; the CPU backend variants are loaded at run time from the same folder), and its own
-# tools of the source build: llama-server, the real OpenAI-compatible server the tests talk to, and
-# llama-bench, the peer in bench/generate.
-set(_llama "${KOTAE_DEPS_DIR}/llama.cpp")
-kotae_require_dep("${_llama}/lib/libllama.so" "llama.cpp")
-get_filename_component(KOTAE_GGML_BACKEND_DIR "${_llama}/lib" REALPATH)
+# llama.cpp: the shared libraries the binary links (deps/llama.cpp: npm's prebuilt CPU build, or with
+# scripts/setup --cuda the source build with its CUDA back-end); the CPU back-end's variants are loaded
+# at run time from the folder libggml was loaded from (model/llama_runtime.cpp). And llama.cpp's own tools from the source build (deps/llama.cpp-tools,
+# scripts/setup without --main-job): llama-server, the real OpenAI-compatible server the tests talk to,
+# and llama-bench, the peer in bench/generate.
+# Named by the folder deps/llama.cpp links to, so that when setup links another build (--cuda, or
+# the prebuilt after a source build) the link command changes and the binary is linked again.
+kotae_require_dep("${KOTAE_DEPS_DIR}/llama.cpp/lib/libllama.so" "llama.cpp")
+get_filename_component(_llama "${KOTAE_DEPS_DIR}/llama.cpp" REALPATH)
 add_library(kotae::ggml_base SHARED IMPORTED)
 set_target_properties(kotae::ggml_base PROPERTIES
   IMPORTED_LOCATION "${_llama}/lib/libggml-base.so"
@@ -47,8 +49,8 @@ add_library(kotae::llama SHARED IMPORTED)
 set_target_properties(kotae::llama PROPERTIES
   IMPORTED_LOCATION "${_llama}/lib/libllama.so"
   INTERFACE_LINK_LIBRARIES "kotae::ggml;kotae::ggml_base")
-set(KOTAE_LLAMA_SERVER "${_llama}/bin/llama-server")
-set(KOTAE_LLAMA_BENCH "${_llama}/bin/llama-bench")
+set(KOTAE_LLAMA_SERVER "${KOTAE_DEPS_DIR}/llama.cpp-tools/bin/llama-server")
+set(KOTAE_LLAMA_BENCH "${KOTAE_DEPS_DIR}/llama.cpp-tools/bin/llama-bench")
 
 # usearch (header only)
 set(_usearch "${KOTAE_DEPS_DIR}/usearch")
@@ -93,4 +95,5 @@ set_target_properties(kotae::sodium PROPERTIES INTERFACE_LINK_LIBRARIES PkgConfi
 set(KOTAE_PYTHON "${KOTAE_DEPS_DIR}/python-test/bin/python" CACHE FILEPATH "Python with scripts/python/test.lock installed")
 if(KOTAE_BUILD_TESTS)  # the main job alone (scripts/start) needs none of it
   kotae_require_dep("${KOTAE_PYTHON}" "the test Python environment")
+  kotae_require_dep("${KOTAE_LLAMA_SERVER}" "llama-server (llama.cpp's tools)")
 endif()

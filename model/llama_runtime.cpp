@@ -1,5 +1,6 @@
 #include "model/llama_runtime.h"
 
+#include <dlfcn.h>
 #include <ggml-backend.h>
 #include <ggml.h>
 #include <llama.h>
@@ -7,15 +8,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <string_view>
 #include <thread>
 
 #include "core/log.h"
-
-#ifndef KOTAE_GGML_BACKEND_DIR
-#define KOTAE_GGML_BACKEND_DIR ""
-#endif
 
 namespace kotae {
 namespace {
@@ -50,11 +48,19 @@ void describe_cpu_backend(LlamaBuildInfo& info) {
   }
 }
 
+// The folder of the libggml this process loaded: the prebuilt libraries keep their CPU back-end's
+// variants beside it (the cache in a dev build, /usr/lib/kotae in the package).
+std::string loaded_ggml_folder() {
+  Dl_info where{};
+  if (dladdr(reinterpret_cast<void*>(&ggml_backend_load_all_from_path), &where) == 0 || !where.dli_fname) return {};
+  return std::filesystem::path(where.dli_fname).parent_path().string();
+}
+
 LlamaBuildInfo load_backends() {
   LlamaBuildInfo info;
   llama_log_set(route_log, nullptr);
   const char* from_env = std::getenv("KOTAE_GGML_BACKEND_DIR");
-  info.backend_dir = from_env && *from_env ? from_env : KOTAE_GGML_BACKEND_DIR;
+  info.backend_dir = from_env && *from_env ? from_env : loaded_ggml_folder();
   ggml_backend_load_all_from_path(info.backend_dir.empty() ? nullptr : info.backend_dir.c_str());
   llama_backend_init();
   info.version = llama_version();

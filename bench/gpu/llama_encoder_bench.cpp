@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bench/gpu/encoder_timing.h"
+#include "bench/gpu/ggml_backends.h"
 #include "llama.h"
 
 namespace {
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
   const bool cpu = argc > 5 && std::strcmp(argv[5], "--cpu") == 0;
   const double seconds = std::atof(argv[3]);
   llama_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
-  ggml_backend_load_all();
+  load_ggml_backends();
   llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = cpu ? 0 : 999;
   llama_model* model = llama_model_load_from_file(argv[1], mp);

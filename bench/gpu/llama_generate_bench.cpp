@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/gpu/ggml_backends.h"
 #include "core/percentile.h"
 #include "llama.h"
 
@@ -41,7 +42,7 @@ int main(int argc, char** argv) {
   const int prompt_tokens = std::atoi(argv[2]), generated = std::atoi(argv[3]), runs = std::max(1, std::atoi(argv[4]));
   const bool cpu = argc > 5 && std::strcmp(argv[5], "--cpu") == 0;
   llama_log_set([](ggml_log_level, const char*, void*) {}, nullptr);
-  ggml_backend_load_all();
+  load_ggml_backends();
   llama_model_params mp = llama_model_default_params();
   mp.n_gpu_layers = cpu ? 0 : -1;
   llama_model* model = llama_model_load_from_file(argv[1], mp);

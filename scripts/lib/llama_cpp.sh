@@ -30,22 +30,3 @@ llama_cpp_configure() {
     "-DCMAKE_BUILD_RPATH=$rpath" "$@" >"$tmp/cmake.log" 2>&1 \
     || { cat "$tmp/cmake.log" >&2; die "configuring llama.cpp failed"; }
 }
-
-# llama_cpp_portable -> the folder of llama.cpp's libraries built for any x86-64-v3 processor (AVX2,
-# FMA, F16C; no AVX-512 or AMX), for the Debian package: the dev build is -march=native and would
-# stop with SIGILL on an older server. Built once per source and set of patches, like the native one.
-llama_cpp_portable() {
-  local dir tmp
-  dir="$(artifact_dir llama-cpp-source)-x86-64-v3-patched-$(llama_patches_key)"
-  if [ ! -f "$dir/.done" ]; then
-    log "building llama.cpp for x86-64-v3 (once; a few minutes on 2 cores)"
-    tmp=$(mktemp -d); rm -rf "$dir"; mkdir -p "$dir/lib"
-    llama_cpp_configure "$tmp" '$ORIGIN' -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
-    ninja -C "$tmp/build" -j "$(nproc)" llama ggml >"$tmp/build.log" 2>&1 \
-      || { tail -50 "$tmp/build.log" >&2; die "building llama.cpp failed"; }
-    cp -a "$tmp"/build/bin/*.so* "$dir/lib/"
-    git -C "$tmp/src" rev-parse HEAD >"$dir/COMMIT"
-    rm -rf "$tmp"; touch "$dir/.done"
-  fi
-  printf '%s' "$dir"
-}

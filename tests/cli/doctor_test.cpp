@@ -82,8 +82,8 @@ TEST(KotaeDoctor, ReportsLibrariesHardwareAndVerifiedModels) {
   }
   EXPECT_EQ(report["inference"]["priority"].front(), "tensorrt");
 
-  // llama.cpp is built for this processor (-march=native): its CPU kernels are the CPU's own, and AMX
-  // (tiles for quantised matrices) is in use exactly where the CPU has it.
+  // ggml loads the variant of its CPU back-end built for this processor: its CPU kernels are the CPU's
+  // own, and AMX (tiles for quantised matrices) is in use exactly where the CPU has it.
   const auto has = [](const nlohmann::json& list, const char* name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };

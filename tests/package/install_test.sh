@@ -135,6 +135,10 @@ check_cli() {
   note "the command line, as kotae"
   if as_kotae kotae doctor >"$work/doctor.log" 2>&1; then ok "kotae doctor: $(tail -1 "$work/doctor.log")"
   else fail "kotae doctor: $(tail -5 "$work/doctor.log")"; fi
+  # llama.cpp's CPU back-end is a variant the library loads at run time from beside itself.
+  local llama; llama=$(as_kotae kotae doctor --json 2>/dev/null | jq -r '.llama_cpp | "\(.backend_dir) \(.backends | join(","))"')
+  if [ "$llama" = "/usr/lib/kotae CPU" ]; then ok "llama.cpp loaded its CPU back-end from /usr/lib/kotae"
+  else fail "llama.cpp's back-ends (folder, names): '$llama'"; fi
   if as_kotae kotae index /srv/docs --collection examples >"$work/index.log" 2>&1; then ok "kotae index: $(tail -1 "$work/index.log")"
   else fail "kotae index: $(tail -5 "$work/index.log")"; fi
   if as_kotae kotae ask "$question" --collection examples >"$work/ask.log" 2>&1 &&

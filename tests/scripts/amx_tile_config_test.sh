@@ -1,24 +1,21 @@
 #!/usr/bin/env bash
-# llama.cpp as Kotae builds it must store the whole AMX tile configuration before `ldtilecfg` loads it
-# (scripts/patches/llama.cpp/amx-tile-config.patch). Checked on any machine: ggml's AMX kernels are
-# compiled for Sapphire Rapids with the compiler the build uses, and the instructions just before each
-# `ldtilecfg` must write the configuration's colsb (bytes 16-47) and rows (48-63). Without the patch,
-# GCC 12 keeps only the palette byte and the CPU loads stack garbage.
+# llama.cpp as Kotae builds and runs it must store the whole AMX tile configuration before `ldtilecfg`
+# loads it (scripts/patches/llama.cpp/amx-tile-config.patch). Checked on any machine: the instructions
+# just before each `ldtilecfg` must write the configuration's colsb (bytes 16-47) and rows (48-63).
+# Without the patch, GCC 12 keeps only the palette byte and the CPU loads stack garbage. Two codes are
+# read: ggml's AMX kernels compiled for Sapphire Rapids with the compiler the source build uses, and
+# the Sapphire Rapids variant of the prebuilt libraries the binary loads (scripts/setup; GCC 11).
 set -u
 source "$(dirname "$0")/../../scripts/lib/common.sh"
 source "$KOTAE_ROOT/scripts/lib/llama_cpp.sh"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-bundle=$KOTAE_CACHE/deps/llama.cpp/source/llama.cpp.bundle
-[ -f "$bundle" ] || fail "no llama.cpp source bundle at $bundle: run scripts/setup"
-( llama_cpp_checkout "$bundle" "$tmp/src" ) || fail "the patches do not apply"
-src=$tmp/src/ggml
-"${CXX:-c++}" -std=c++17 -O3 -march=sapphirerapids -fPIC -DNDEBUG -I"$src/include" -I"$src/src" -I"$src/src/ggml-cpu" \
-  -c "$src/src/ggml-cpu/amx/mmq.cpp" -o "$tmp/mmq.o" || fail "ggml's AMX kernels do not compile"
-objdump -d --no-show-raw-insn "$tmp/mmq.o" >"$tmp/mmq.s"
-
-python3 - "$tmp/mmq.s" <<'PY' || fail "the tile configuration is not stored before ldtilecfg (see above)"
+# check_code OBJECT: every ldtilecfg in OBJECT's code loads a configuration whose rows and colsb were written.
+check_code() {
+  echo "$1:"
+  objdump -d --no-show-raw-insn "$1" >"$tmp/code.s"
+  python3 - "$tmp/code.s" <<'PY' || fail "the tile configuration is not stored before ldtilecfg in $1 (see above)"
 import re, sys
 lines = [l.split('\t', 1)[-1].strip() for l in open(sys.argv[1]) if '\t' in l]
 loads = [i for i, l in enumerate(lines) if l.startswith('ldtilecfg')]
@@ -39,4 +36,19 @@ for i in loads:
     if not (colsb and rows):
         sys.exit(f'ldtilecfg at instruction {i} loads a configuration whose colsb/rows were never written')
 PY
+}
+
+bundle=$KOTAE_CACHE/deps/llama.cpp/source/llama.cpp.bundle
+[ -f "$bundle" ] || fail "no llama.cpp source bundle at $bundle: run scripts/setup"
+( llama_cpp_checkout "$bundle" "$tmp/src" ) || fail "the patches do not apply"
+src=$tmp/src/ggml
+"${CXX:-c++}" -std=c++17 -O3 -march=sapphirerapids -fPIC -DNDEBUG -I"$src/include" -I"$src/src" -I"$src/src/ggml-cpu" \
+  -c "$src/src/ggml-cpu/amx/mmq.cpp" -o "$tmp/mmq.o" || fail "ggml's AMX kernels do not compile"
+check_code "$tmp/mmq.o"
+prebuilt=$KOTAE_CACHE/deps/llama.cpp/lib/libggml-cpu-sapphirerapids.so
+if [ -f "$prebuilt" ]; then
+  check_code "$prebuilt"
+else
+  echo "no prebuilt AMX variant at $prebuilt (scripts/setup --cuda links the source build)"
+fi
 echo "ok: every ldtilecfg loads a configuration whose rows and colsb were written"
