@@ -12,15 +12,6 @@
 #include "rag/answer_json.h"
 
 namespace kotae::cli {
-namespace {
-
-std::string pages(const rag::Source& s) {
-  if (s.page_first == 0) return "";
-  if (s.page_first == s.page_last) return ", page " + std::to_string(s.page_first);
-  return ", pages " + std::to_string(s.page_first) + "-" + std::to_string(s.page_last);
-}
-
-}  // namespace
 
 int run_ask(const AskOptions& options) {
   auto mode = search::parse_search_mode(options.mode);
@@ -62,7 +53,7 @@ int run_ask(const AskOptions& options) {
     bool cited = false;
     for (const auto& c : answer->citations) cited = cited || c.number == s.number;
     std::printf("  [%d]%s %s (%s%s)\n", s.number, cited ? "*" : " ",
-                s.title.empty() ? s.document.c_str() : s.title.c_str(), s.document.c_str(), pages(s).c_str());
+                s.title.empty() ? s.document.c_str() : s.title.c_str(), s.document.c_str(), rag::place_of(s).c_str());
   }
   for (const auto& f : answer->fallbacks)
     std::printf("(%s could not answer: %s)\n", f.backend.c_str(), f.error.c_str());

@@ -17,12 +17,6 @@ const char* const kAnswerInstruction =
 
 namespace {
 
-std::string pages(const Source& s) {
-  if (s.page_first == 0) return "";
-  if (s.page_last <= s.page_first) return ", page " + std::to_string(s.page_first);
-  return ", pages " + std::to_string(s.page_first) + "-" + std::to_string(s.page_last);
-}
-
 // Said again after the question, where small models heed it most.
 constexpr std::string_view kCitationReminder =
     "\n\nAnswer in a few sentences, each followed by the number of its source, like [1].";
@@ -37,7 +31,7 @@ std::string render_turn_question(std::span<const Source> shown, std::span<const 
       out += citation_marker(s.number);
       out += ' ';
       out += s.title.empty() ? s.document : s.title;
-      out += pages(s);
+      out += place_of(s);
       out += '\n';
       out += s.text;
       out += "\n\n";

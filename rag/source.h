@@ -25,6 +25,15 @@ struct Source {
   double score = 0;      // the retriever's ranking score (fused, or the reranker's)
 };
 
+// Where in its document a source is, for people and for the prompt: ", page 3", ", pages 3-4",
+// ", slide 2" (a PPTX's pages are its slides); "" for a document without pages.
+inline std::string place_of(const Source& s) {
+  if (s.page_first == 0) return "";
+  const std::string unit = s.format == "pptx" ? "slide" : "page";
+  if (s.page_last <= s.page_first) return ", " + unit + " " + std::to_string(s.page_first);
+  return ", " + unit + "s " + std::to_string(s.page_first) + "-" + std::to_string(s.page_last);
+}
+
 // A question and answer of a conversation, with the sources first shown in that turn.
 struct Turn {
   std::string question;

@@ -22,10 +22,8 @@ std::vector<jobs::UploadedFile> read_upload(const HttpRequest& request) {
     auto name = safe_filename(part.filename);
     if (!name) throw bad_request(name.error().message);
     if (text::document_format(*name).empty()) {
-      throw ApiError{
-          415, "unsupported_file_type",
-          "'" + *name +
-              "' is not a supported document (.pdf, .html, .htm, .xhtml, .md, .markdown, .txt, .text, .docx)"};
+      throw ApiError{415, "unsupported_file_type",
+                     "'" + *name + "' is not a supported document (" + text::supported_extensions() + ")"};
     }
     if (!names.insert(*name).second) throw bad_request("'" + *name + "' is uploaded twice");
     if (files.size() == kMaxUploadFiles) {

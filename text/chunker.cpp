@@ -15,6 +15,7 @@
 // boundary gives exactly the tokens counted here.
 //
 // Where a chunk ends, among the tokens that fit:
+//   0. at a unit's end, however short the chunk (Document::pages_are_units: a chunk is on one slide);
 //   1. at the first heading change once the chunk is at least half full (a new section, a new chunk);
 //   2. else at the last paragraph break, then sentence end, then line break, that leaves the chunk at
 //      least half full (as many whole paragraphs as fit; a long paragraph is cut at sentences, and a
@@ -57,8 +58,10 @@ class SegmentIndex {
   const std::vector<TextSegment>& segments_;
 };
 
-// Turns the paragraph breaks where the heading path changes into section boundaries.
-void mark_heading_changes(const Encoding& tokens, const SegmentIndex& segments, std::vector<Boundary>& boundaries) {
+// Turns the paragraph breaks where the heading path changes into section boundaries, and where the
+// page changes into unit boundaries when `pages_are_units`.
+void mark_segment_changes(const Encoding& tokens, const SegmentIndex& segments, bool pages_are_units,
+                          std::vector<Boundary>& boundaries) {
   if (segments.size() == 0) return;
   std::size_t cursor = 0;  // offsets only grow, so one forward walk finds every token's segment
   const auto segment_at = [&](std::size_t offset) {
@@ -70,13 +73,16 @@ void mark_heading_changes(const Encoding& tokens, const SegmentIndex& segments, 
     const std::size_t before = segment_at(tokens.offsets[j - 1].first);
     const std::size_t after = segment_at(tokens.offsets[j].first);
     if (after >= segments.size()) return;  // text past the last segment: no headings to compare
-    if (before != after && segments[before].heading_path != segments[after].heading_path) {
+    if (before == after) continue;
+    if (pages_are_units && segments[before].page != segments[after].page) {
+      boundaries[j] = Boundary::unit;
+    } else if (segments[before].heading_path != segments[after].heading_path) {
       boundaries[j] = Boundary::section;
     }
   }
 }
 
-constexpr std::size_t kBoundaryKinds = static_cast<std::size_t>(Boundary::section) + 1;
+constexpr std::size_t kBoundaryKinds = static_cast<std::size_t>(Boundary::unit) + 1;
 std::size_t rank(Boundary b) {
   return static_cast<std::size_t>(b);
 }
@@ -93,6 +99,9 @@ class ChunkPlanner {
     const TokenIndex limit = std::min(token_count_, start + options_.max_tokens);
     const TokenIndex lowest = std::max(start, floor) + 1;
     KOTAE_ASSERT(lowest <= limit);  // holds because overlap_tokens < max_tokens
+    for (TokenIndex j = lowest; j <= limit; ++j) {
+      if (boundaries_[j] == Boundary::unit) return j;
+    }
     const TokenIndex half_full = std::max(lowest, start + (options_.max_tokens + 1) / 2);
     for (TokenIndex j = half_full; j <= limit; ++j) {
       if (boundaries_[j] == Boundary::section) return j;  // a heading change, or the text's end
@@ -199,7 +208,7 @@ Result<std::vector<Chunk>> chunk_document(const Document& document, const Tokeni
 
   const SegmentIndex segments(document.segments);
   std::vector<Boundary> boundaries = token_boundaries(text, tokens);
-  mark_heading_changes(tokens, segments, boundaries);
+  mark_segment_changes(tokens, segments, document.pages_are_units, boundaries);
   const ChunkPlanner planner(boundaries, options);
 
   const auto span_begin = [&](TokenIndex t) { return std::size_t{tokens.offsets[t].first}; };

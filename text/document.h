@@ -26,9 +26,10 @@ struct TextSegment {
 struct Document {
   std::string text;
   std::string title;        // <title>, the first heading, the PDF's Title, or "" (callers fall back to the file name)
-  std::string format;       // "txt", "md", "html", "pdf", "docx"
-  std::uint32_t pages = 0;  // PDF page count; 0 for formats without pages
+  std::string format;       // "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub"
+  std::uint32_t pages = 0;  // PDF pages, PPTX slides (a slide is a page); 0 for formats without pages
   std::vector<TextSegment> segments;
+  bool pages_are_units = false;  // PPTX: a slide is a unit of its own, and no chunk spans two
 };
 
 }  // namespace kotae::text

@@ -25,6 +25,7 @@ enum class Boundary : std::uint8_t {
   sentence,    // after . ! ? (not after "e.g.", "Dr.", initials) or after 。！？ without a space
   paragraph,   // a blank line
   section,     // a blank line where the heading path changes (set by the caller, who knows segments)
+  unit,        // a blank line between two units no chunk spans: a PPTX's slides (set by the caller)
 };
 
 // boundaries[j] says how good a cut between token j-1 and token j is, for j in [1, n); boundaries[0]

@@ -104,6 +104,71 @@ def good_docx():
     )
 
 
+P = (
+    b'xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" '
+    b'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+    b'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+)
+PRESENTATION_RELS = (
+    b'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" '
+    b'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide" Target="slides/slide1.xml"/>'
+    b"</Relationships>"
+)
+
+
+def presentation_xml(slides):
+    """A slide list of `slides` entries, every one the relationship rId1 (ppt/slides/slide1.xml)."""
+    ids = b"".join(b'<p:sldId id="%d" r:id="rId1"/>' % (256 + i) for i in range(slides))
+    return b"<p:presentation " + P + b"><p:sldIdLst>" + ids + b"</p:sldIdLst></p:presentation>"
+
+
+def slide_xml(shapes):
+    return b"<p:sld " + P + b"><p:cSld><p:spTree>" + shapes + b"</p:spTree></p:cSld></p:sld>"
+
+
+def slide_paragraph(text):
+    return b"<p:sp><p:txBody><a:p><a:r><a:t>" + text + b"</a:t></a:r></a:p></p:txBody></p:sp>"
+
+
+def pptx(shapes):
+    """A one-slide PPTX whose slide holds `shapes`."""
+    return docx(
+        {
+            "ppt/presentation.xml": presentation_xml(1),
+            "ppt/_rels/presentation.xml.rels": PRESENTATION_RELS,
+            "ppt/slides/slide1.xml": slide_xml(shapes),
+        }
+    )
+
+
+def odt(body):
+    """An ODT whose text is `body` (OpenDocument text elements)."""
+    return docx(
+        {
+            "content.xml": b'<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+            b'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>'
+            + body
+            + b"</office:text></office:body></office:document-content>"
+        }
+    )
+
+
+def epub(body, chapters=1):
+    """An EPUB whose spine lists OEBPS/ch.xhtml (holding `body`) `chapters` times."""
+    return docx(
+        {
+            "mimetype": b"application/epub+zip",
+            "META-INF/container.xml": b'<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+            b'<rootfile full-path="OEBPS/content.opf"/></rootfiles></container>',
+            "OEBPS/content.opf": b'<package xmlns="http://www.idpf.org/2007/opf"><manifest><item id="c" href="ch.xhtml" '
+            b'media-type="application/xhtml+xml"/></manifest><spine>'
+            + b'<itemref idref="c"/>' * chapters
+            + b"</spine></package>",
+            "OEBPS/ch.xhtml": b'<html xmlns="http://www.w3.org/1999/xhtml"><body>' + body + b"</body></html>",
+        }
+    )
+
+
 def patch_zip_sizes(data, name, size):
     """Rewrites the uncompressed size of entry `name` in both its local and central headers."""
     data = bytearray(data)
@@ -463,6 +528,91 @@ def cases():
         note="document.xml inflates to 600 MiB (over the 512 MiB limit) from a few kB of bzip2",
     )
     upload("docx_encrypted_zip", "broken_docx", ("zip-encrypted", None), "encrypted.docx", failed("DOCX"))
+
+    # --- Broken slides, OpenDocument text and e-books (.pptx, .odt, .epub) ------------------------
+    # The good ones first: the upload route takes each format, and the job indexes it.
+    upload("pptx_valid", "broken_pptx", pptx(slide_paragraph(GOOD_TEXT.encode())), "deck.pptx", indexed)
+    upload("odt_valid", "broken_odt", odt(b"<text:p>" + GOOD_TEXT.encode() + b"</text:p>"), "essay.odt", indexed)
+    upload("epub_valid", "broken_epub", epub(b"<p>" + GOOD_TEXT.encode() + b"</p>"), "book.epub", indexed)
+    upload("pptx_not_a_zip", "broken_pptx", b"slides in name only\n", "text.pptx", failed("PPTX"))
+    upload(
+        "pptx_no_presentation", "broken_pptx", docx({"ppt/slides/slide1.xml": b"<x/>"}), "no-main.pptx", failed("PPTX")
+    )
+    upload(
+        "pptx_missing_slide",
+        "broken_pptx",
+        docx({"ppt/presentation.xml": presentation_xml(1), "ppt/_rels/presentation.xml.rels": PRESENTATION_RELS}),
+        "missing-slide.pptx",
+        failed("PPTX", "slide1.xml"),
+    )
+    upload(
+        "pptx_deeply_nested_slide",
+        "broken_pptx",
+        pptx(b"<p:sp><p:txBody>" + b"<a:p>" * 100000 + b"</a:p>" * 100000 + b"</p:txBody></p:sp>"),
+        "deep.pptx",
+        failed("max_depth"),
+    )
+    upload(
+        "pptx_too_many_slides",
+        "broken_pptx",
+        docx(
+            {
+                "ppt/presentation.xml": presentation_xml(10001),
+                "ppt/_rels/presentation.xml.rels": PRESENTATION_RELS,
+                "ppt/slides/slide1.xml": slide_xml(b""),
+            }
+        ),
+        "many-slides.pptx",
+        failed("max_pages"),
+        note="10,001 entries in the slide list (all the same slide): refused while the list is read",
+    )
+    upload(
+        "pptx_bomb_declared_size",
+        "broken_pptx",
+        patch_zip_sizes(pptx(slide_paragraph(GOOD_TEXT.encode())), "ppt/slides/slide1.xml", 0xFFFFFFF0),
+        "declared-4gib.pptx",
+        failed("max_decompressed_bytes"),
+    )
+    upload("odt_not_a_zip", "broken_odt", b"an essay in name only\n", "text.odt", failed("ODT"))
+    upload("odt_no_content", "broken_odt", docx({"meta.xml": b"<x/>"}), "no-content.odt", failed("ODT", "content.xml"))
+    upload(
+        "odt_deeply_nested",
+        "broken_odt",
+        odt(b"<text:section>" * 100000 + b"</text:section>" * 100000),
+        "deep.odt",
+        failed("max_depth"),
+    )
+    upload(
+        "odt_bomb_declared_size",
+        "broken_odt",
+        patch_zip_sizes(odt(b"<text:p>" + GOOD_TEXT.encode() + b"</text:p>"), "content.xml", 0xFFFFFFF0),
+        "declared-4gib.odt",
+        failed("max_decompressed_bytes"),
+    )
+
+    upload("epub_not_a_zip", "broken_epub", b"a novel in name only\n", "text.epub", failed("EPUB"))
+    upload(
+        "epub_no_container",
+        "broken_epub",
+        docx({"mimetype": b"application/epub+zip"}),
+        "bare.epub",
+        failed("EPUB", "container.xml"),
+    )
+    upload(
+        "epub_too_many_chapters",
+        "broken_epub",
+        epub(b"<p>" + GOOD_TEXT.encode() + b"</p>", chapters=10001),
+        "many-chapters.epub",
+        failed("max_pages"),
+        note="10,001 spine entries (all the same chapter): refused while the spine is read",
+    )
+    upload(
+        "epub_bomb_declared_size",
+        "broken_epub",
+        patch_zip_sizes(epub(b"<p>" + GOOD_TEXT.encode() + b"</p>"), "OEBPS/ch.xhtml", 0xFFFFFFF0),
+        "declared-4gib.epub",
+        failed("max_decompressed_bytes"),
+    )
 
     # --- Invalid UTF-8 and other odd text ------------------------------------------------------
     latin1 = "Caf\xe9 cr\xe8me: na\xefve r\xe9sum\xe9s about lighthouse keepers.\n".encode("latin-1")

@@ -7,8 +7,10 @@
 #include <nlohmann/json.hpp>
 
 #include "support/command_runner.h"
+#include "support/office_files.h"
 #include "support/test_data.h"
 #include "support/tiny_gguf.h"
+#include "support/write_zip.h"
 
 namespace kotae {
 namespace {
@@ -52,6 +54,42 @@ class AskCommandTest : public ::testing::Test {
 
   static inline fs::path root_;
 };
+
+// Slides and e-books are indexed and asked like any document, and a citation names its slide.
+TEST_F(AskCommandTest, AnswersFromSlidesAndEbooksAndNamesTheSlide) {
+  const fs::path office = root_ / "office";
+  fs::create_directories(office);
+  using testing::pptx_shape, testing::pptx_slide;
+  testing::write_zip(
+      office / "harbour-review.pptx",
+      testing::pptx_presentation(
+          {{1, pptx_slide(pptx_shape({"Harbour review"}, 0, 0, "title") +
+                          pptx_shape({"Berths, cranes and the ferry timetable."}, 500))},
+           {2, pptx_slide(pptx_shape({"Lighthouse upkeep"}, 0, 0, "title") +
+                          pptx_shape({"The lighthouse lamp is replaced every spring by the harbour crew."}, 500))}}));
+  testing::write_zip(office / "island-notes.epub",
+                     testing::epub_book({{"ch1.xhtml",
+                                          "<h1>Quokkas</h1><p>Quokkas live on Rottnest Island, "
+                                          "off the coast of Western Australia.</p>"}},
+                                        "Island notes"));
+  const auto indexed = kotae("index " + office.string() + " --collection office");
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
+
+  const auto lamp = ask_json("'How often is the lighthouse lamp replaced?' --collection office");
+  ASSERT_FALSE(lamp["sources"].empty()) << lamp.dump(2);
+  const auto& top = lamp["sources"][0];
+  EXPECT_EQ(top["format"], "pptx") << lamp.dump(2);
+  EXPECT_EQ(top["page_first"], 2) << lamp.dump(2);
+  EXPECT_EQ(top["heading_path"], nlohmann::json::array({"Lighthouse upkeep"})) << lamp.dump(2);
+  const auto printed = kotae("ask 'How often is the lighthouse lamp replaced?' --collection office");
+  EXPECT_NE(printed.out.find("harbour-review.pptx, slide 2)"), std::string::npos) << printed.out;
+
+  const auto quokkas = ask_json("'Where do quokkas live?' --collection office");
+  ASSERT_FALSE(quokkas["sources"].empty()) << quokkas.dump(2);
+  EXPECT_EQ(quokkas["sources"][0]["format"], "epub") << quokkas.dump(2);
+  EXPECT_EQ(quokkas["sources"][0]["title"], "Island notes") << quokkas.dump(2);
+  EXPECT_NE(quokkas["answer"].get<std::string>().find("Rottnest"), std::string::npos) << quokkas.dump(2);
+}
 
 TEST_F(AskCommandTest, PrintsOneJsonObjectWithTheAnswerItsCitationsAndTimings) {
   const auto answer = ask_json("'What is a virtual package?' --collection faq");

@@ -260,6 +260,22 @@ TEST_F(ChunkerTest, ShortParagraphsThatFitShareOneChunk) {
   EXPECT_EQ(chunks[0].token_count, 20u);
 }
 
+TEST_F(ChunkerTest, WhenPagesAreUnitsNoChunkSpansTwoOfThem) {
+  // Slides: short paragraphs that would share a chunk are cut where the page changes, and only there.
+  Document document = make_document(std::vector<Paragraph>{
+      {sentence(6), 1, {}}, {sentence(6, 1), 1, {}}, {sentence(6, 2), 2, {}}, {sentence(6, 3), 3, {}}});
+  ASSERT_EQ(chunk(document, 64, 8).size(), 1u);  // as one flowing text, it all fits one chunk
+  document.pages_are_units = true;
+  const std::vector<Chunk> chunks = chunk(document, 64, 8);
+  ASSERT_EQ(chunks.size(), 3u);
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    EXPECT_EQ(chunks[i].page_first, i + 1);
+    EXPECT_EQ(chunks[i].page_last, i + 1);
+  }
+  EXPECT_EQ(document.text.substr(chunks[0].begin, chunks[0].end - chunks[0].begin),
+            sentence(6) + "\n\n" + sentence(6, 1));
+}
+
 TEST_F(ChunkerTest, ParagraphsThatDoNotFitAreCutAtTheBreakWithoutOverlap) {
   const std::string first = sentence(9) + " " + sentence(11, 1), second = sentence(20, 2);
   const Document document = make_document({first, second});

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/write_zip.h"
 #include "text/loaders/loader.h"
 #include "text/loaders/utf8_text.h"
 
@@ -439,20 +440,7 @@ TEST_F(LoaderTest, EncryptedPdfIsRefusedAsEncrypted) {
 
 // ---- DOCX -----------------------------------------------------------------------------------------------
 
-// Writes a zip with the given entries (deflated) through libzip.
-void write_zip(const fs::path& path, const std::vector<std::pair<std::string, std::string>>& entries) {
-  int error = 0;
-  zip_t* archive = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
-  ASSERT_NE(archive, nullptr) << "zip_open failed: " << error;
-  for (const auto& [name, content] : entries) {
-    zip_source_t* source = zip_source_buffer(archive, content.data(), content.size(), 0);
-    ASSERT_NE(source, nullptr);
-    const zip_int64_t index = zip_file_add(archive, name.c_str(), source, ZIP_FL_OVERWRITE);
-    ASSERT_GE(index, 0) << zip_strerror(archive);
-    ASSERT_EQ(zip_set_file_compression(archive, static_cast<zip_uint64_t>(index), ZIP_CM_DEFLATE, 9), 0);
-  }
-  ASSERT_EQ(zip_close(archive), 0);
-}
+using testing::write_zip;
 
 std::string word_document(const std::string& body) {
   return R"(<?xml version="1.0" encoding="UTF-8" standalone="yes"?>)"
@@ -632,10 +620,10 @@ TEST_F(LoaderTest, DocumentsWithoutTextAreRefused) {
 }
 
 TEST_F(LoaderTest, UnsupportedAndMissingFiles) {
-  auto unsupported = load_document(write("slides.pptx", "PK"));
+  auto unsupported = load_document(write("photos.tar", "PK"));
   ASSERT_FALSE(unsupported.ok());
   EXPECT_EQ(unsupported.error().code, ErrorCode::unsupported);
-  EXPECT_NE(unsupported.error().message.find(".pptx"), std::string::npos) << unsupported.error().message;
+  EXPECT_NE(unsupported.error().message.find(".tar"), std::string::npos) << unsupported.error().message;
 
   const fs::path missing = dir_ / "missing.md";
   auto not_found = load_document(missing);

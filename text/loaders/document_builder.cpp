@@ -90,7 +90,7 @@ std::string normalise_line(std::string_view raw) {
 
 void DocumentBuilder::add_paragraph(std::string_view raw) {
   if (stopped()) return;
-  for_each_block(raw, true, [&](std::string block) { append_block(block); });
+  for_each_block(raw, true, [&](const std::string& block) { append_block(block); });
 }
 
 void DocumentBuilder::add_heading(int level, std::string_view raw) {
@@ -127,7 +127,7 @@ bool DocumentBuilder::stopped() {
   return limit_exceeded_ || stop_error_;
 }
 
-Result<Document> DocumentBuilder::finish(std::string format, std::string title, std::uint32_t pages) && {
+Result<Document> DocumentBuilder::finish(std::string format, const std::string& title, std::uint32_t pages) && {
   if (stop_error_) return *stop_error_;
   if (limit_exceeded_) {
     return make_error(ErrorCode::invalid_argument,
@@ -139,6 +139,17 @@ Result<Document> DocumentBuilder::finish(std::string format, std::string title, 
   if (document_.title.empty()) document_.title = first_heading_;
   document_.pages = pages;
   return std::move(document_);
+}
+
+std::string table_row_line(const std::vector<std::string>& cells) {
+  std::string row;
+  for (const auto& cell : cells) {
+    const std::string text = normalise_line(cell);
+    if (text.empty()) continue;
+    if (!row.empty()) row += " | ";
+    row += text;
+  }
+  return row;
 }
 
 }  // namespace kotae::text

@@ -34,6 +34,12 @@ class DocumentBuilder {
   // or a deeper level, and it and the blocks after it carry the new heading path.
   void add_heading(int level, std::string_view raw);
 
+  // Closes every open heading: later blocks carry an empty heading path (a new slide without a title).
+  void close_headings() {
+    open_headings_.clear();
+    heading_path_.clear();
+  }
+
   // True once appending would have passed max_text_bytes or `stop` says the work should end (asked
   // here and before every block); later blocks are ignored, so a loader may end early, and finish()
   // reports why.
@@ -43,7 +49,7 @@ class DocumentBuilder {
 
   // The document, or an error when the text limit was passed, the work was stopped or no text was found. `title` falls
   // back to the first heading when empty.
-  Result<Document> finish(std::string format, std::string title, std::uint32_t pages) &&;
+  Result<Document> finish(std::string format, const std::string& title, std::uint32_t pages) &&;
 
  private:
   void append_block(std::string_view block);
@@ -64,5 +70,8 @@ std::vector<std::string> normalise_blocks(std::string_view raw);
 
 // `raw` normalised onto one line (line breaks become spaces), as headings and titles are.
 std::string normalise_line(std::string_view raw);
+
+// A table row as one line: its cells normalised, the empty ones left out, joined by " | ".
+std::string table_row_line(const std::vector<std::string>& cells);
 
 }  // namespace kotae::text

@@ -15,5 +15,8 @@ Result<Document> load_markdown(std::string_view bytes, const LoadLimits& limits)
 Result<Document> load_html(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_docx(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_pptx(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_odt(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_epub(std::string_view bytes, const LoadLimits& limits);
 
 }  // namespace kotae::text

@@ -17,6 +17,7 @@
 #include "core/assert.h"
 #include "text/loaders/document_builder.h"
 #include "text/loaders/format_loaders.h"
+#include "text/loaders/html_reader.h"
 #include "text/loaders/quiet_libxml.h"
 #include "text/loaders/utf8_text.h"
 
@@ -198,7 +199,7 @@ struct FreeDocument {
 
 }  // namespace
 
-Result<Document> load_html(std::string_view bytes, const LoadLimits& limits) {
+Result<std::string> read_html(DocumentBuilder& out, std::string_view bytes, const LoadLimits& limits) {
   if (bytes.size() > static_cast<std::size_t>(INT_MAX)) {
     return make_error(ErrorCode::invalid_argument, "HTML document is too large for libxml2 (over 2 GiB)");
   }
@@ -222,7 +223,6 @@ Result<Document> load_html(std::string_view bytes, const LoadLimits& limits) {
         "HTML nesting exceeds max_depth (" + std::to_string(limits.max_depth) + "; libxml2 also stops at 256)");
   }
 
-  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
   const xmlNode* root = xmlDocGetRootElement(document.get());
   std::string title;
   if (const xmlNode* title_node = find_element(root, "title", 0)) {
@@ -230,12 +230,19 @@ Result<Document> load_html(std::string_view bytes, const LoadLimits& limits) {
     if (content != nullptr) title = reinterpret_cast<const char*>(content);
     xmlFree(content);
   }
-  HtmlWalker walker(builder, limits.max_depth);
+  HtmlWalker walker(out, limits.max_depth);
   if (!walker.walk(root)) {
     return make_error(ErrorCode::invalid_argument,
                       "HTML nesting exceeds max_depth (" + std::to_string(limits.max_depth) + ")");
   }
-  return std::move(builder).finish("html", std::move(title), 0);
+  return title;
+}
+
+Result<Document> load_html(std::string_view bytes, const LoadLimits& limits) {
+  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
+  auto title = read_html(builder, bytes, limits);
+  if (!title) return title.error();
+  return std::move(builder).finish("html", *title, 0);
 }
 
 }  // namespace kotae::text

@@ -16,25 +16,45 @@ Error with_path(const std::filesystem::path& path, const Error& error) {
 
 }  // namespace
 
+namespace {
+
+// Every extension Kotae reads, and its format: the one list behind document_format and the messages.
+struct Extension {
+  std::string_view extension, format;
+};
+constexpr Extension kExtensions[] = {
+    {".txt", "txt"},    {".text", "txt"}, {".md", "md"},     {".markdown", "md"}, {".html", "html"}, {".htm", "html"},
+    {".xhtml", "html"}, {".pdf", "pdf"},  {".docx", "docx"}, {".pptx", "pptx"},   {".odt", "odt"},   {".epub", "epub"},
+};
+
+}  // namespace
+
 std::string document_format(const std::filesystem::path& path) {
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (extension == ".txt" || extension == ".text") return "txt";
-  if (extension == ".md" || extension == ".markdown") return "md";
-  if (extension == ".html" || extension == ".htm" || extension == ".xhtml") return "html";
-  if (extension == ".pdf") return "pdf";
-  if (extension == ".docx") return "docx";
+  for (const auto& known : kExtensions) {
+    if (known.extension == extension) return std::string(known.format);
+  }
   return "";
+}
+
+std::string supported_extensions() {
+  std::string list;
+  for (const auto& known : kExtensions) {
+    if (!list.empty()) list += ' ';
+    list += known.extension;
+  }
+  return list;
 }
 
 Result<Document> load_document(const std::filesystem::path& path, const LoadLimits& limits) {
   const std::string format = document_format(path);
   if (format.empty()) {
     const std::string extension = path.extension().string();
-    return make_error(ErrorCode::unsupported,
-                      path.string() + ": unsupported file type '" + (extension.empty() ? "(none)" : extension) +
-                          "' (supported: .txt .text .md .markdown .html .htm .xhtml .pdf .docx)");
+    return make_error(ErrorCode::unsupported, path.string() + ": unsupported file type '" +
+                                                  (extension.empty() ? "(none)" : extension) +
+                                                  "' (supported: " + supported_extensions() + ")");
   }
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);
@@ -78,6 +98,9 @@ Result<Document> load_document_bytes(std::string_view bytes, std::string_view fo
   if (format == "html") return load_html(bytes, limits);
   if (format == "pdf") return load_pdf(bytes, limits);
   if (format == "docx") return load_docx(bytes, limits);
+  if (format == "pptx") return load_pptx(bytes, limits);
+  if (format == "odt") return load_odt(bytes, limits);
+  if (format == "epub") return load_epub(bytes, limits);
   return make_error(ErrorCode::unsupported, "unsupported document format '" + std::string(format) + "'");
 }
 

@@ -212,7 +212,7 @@ function assistantMessage(): HTMLLIElement {
 }
 
 function citeButton(citation: Citation, sources: Source[], panel: SourcePanel): HTMLButtonElement {
-  const page = citation.page ? `, page ${citation.page}` : "";
+  const page = citation.page ? `, ${citation.format === "pptx" ? "slide" : "page"} ${citation.page}` : "";
   const button = h("button", {
     type: "button", class: "cite", "aria-pressed": "false", "data-source": citation.number,
     "aria-label": `Source ${citation.number}: ${citation.title || citation.document}${page}`,

@@ -56,7 +56,7 @@ export class SourcePanel {
       span.format === "pdf" ? h("blockquote", { class: "source-text", "aria-label": "The cited text" }, quote) : null,
       sources.length > 1 ? h("div", { class: "other-sources" }, h("strong", {}, "All sources of this answer"),
         h("ol", {}, ...sources.map(s => h("li", { value: s.number },
-          `${s.title || s.document}${s.page_first ? `, page ${s.page_first}` : ""} (relevance ${s.relevance.toFixed(2)})`)))) : null);
+          `${s.title || s.document}${s.page_first ? `, ${s.format === "pptx" ? "slide" : "page"} ${s.page_first}` : ""} (relevance ${s.relevance.toFixed(2)})`)))) : null);
     this.panel.hidden = false;
     this.panel.parentElement?.classList.add("with-source");
     this.panel.focus();
