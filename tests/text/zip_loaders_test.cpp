@@ -84,9 +84,11 @@ TEST_F(ZipLoaderTest, PptxReadsTablesRowByRowAndTheSpeakerNotes) {
   EXPECT_EQ(segment_of(*doc, "Say the South").page, 1u);
 }
 
-TEST_F(ZipLoaderTest, PptxSlideWithoutTitleIsUnderNoHeadingAndCoreTitleWins) {
-  auto parts = pptx_presentation({{1, pptx_slide(pptx_shape({"First deck slide"}, 0, 0, "ctrTitle"))},
-                                  {2, pptx_slide(pptx_shape({"A slide of its own."}, 10))}});
+TEST_F(ZipLoaderTest, PptxTitlesAreOneHeadingEachAndASlideWithoutOneIsUnderNone) {
+  auto parts = pptx_presentation(
+      {{1, pptx_slide(pptx_shape({"First deck slide"}, 0, 0, "ctrTitle"))},
+       {3, pptx_slide(pptx_shape({"Results", "by region"}, 0, 0, "title") + pptx_shape({"North grew most."}, 500))},
+       {2, pptx_slide(pptx_shape({"A slide of its own."}, 10))}});
   parts.emplace_back(
       "docProps/core.xml",
       R"(<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" )"
@@ -95,6 +97,8 @@ TEST_F(ZipLoaderTest, PptxSlideWithoutTitleIsUnderNoHeadingAndCoreTitleWins) {
   ASSERT_TRUE(doc) << doc.error().message;
   EXPECT_EQ(doc->title, "Quarterly review");
   EXPECT_TRUE(segment_of(*doc, "A slide of its own.").heading_path.empty());
+  // A title set over two paragraphs is one heading.
+  EXPECT_EQ(segment_of(*doc, "North grew most.").heading_path, std::vector<std::string>{"Results by region"});
 }
 
 TEST_F(ZipLoaderTest, PptxHostileFilesGetClearErrors) {

@@ -192,14 +192,15 @@ Result<Document> load_pptx(std::string_view bytes, const LoadLimits& limits) {
     builder.set_page(static_cast<std::uint32_t>(i + 1));
     builder.close_headings();  // a slide without a title is under none, not under the last slide's
     for (const Shape& shape : *shapes) {
-      for (const std::string& block : shape.blocks) {
-        if (shape.title) {
-          builder.add_heading(1, block);
-          if (first_title.empty()) first_title = normalise_line(block);
-        } else {
-          builder.add_paragraph(block);
-        }
+      if (!shape.title) {
+        for (const std::string& block : shape.blocks) builder.add_paragraph(block);
+        continue;
       }
+      // A title set over several paragraphs is one heading.
+      std::string heading;
+      for (const std::string& block : shape.blocks) heading += block + ' ';
+      builder.add_heading(1, heading);
+      if (first_title.empty()) first_title = normalise_line(heading);
     }
     // The speaker notes: the notes slide's body placeholder (its slide image and number are skipped).
     auto relationships = read_relationships(*archive, part, limits.max_depth);
