@@ -31,8 +31,6 @@ class ZipArchive {
   // The entry's bytes; a corrupt error ("corrupt ODT: the archive has no content.xml") when it does not exist.
   Result<std::string> read_required(std::string_view name);
 
-  const std::string& kind() const { return kind_; }
-
  private:
   struct Discard {
     void operator()(zip* archive) const;
