@@ -54,6 +54,15 @@ int run_ask(const AskOptions& options) {
     for (const auto& c : answer->citations) cited = cited || c.number == s.number;
     std::printf("  [%d]%s %s (%s%s)\n", s.number, cited ? "*" : " ",
                 s.title.empty() ? s.document.c_str() : s.title.c_str(), s.document.c_str(), rag::place_of(s).c_str());
+    for (const auto& c : answer->citations) {  // a cited table row, under its header
+      if (c.number != s.number || c.table_header.empty()) continue;
+      std::string lines = c.table_header + "\n" + c.text;
+      for (std::size_t at = 0; at != std::string::npos;) {
+        const std::size_t next = lines.find('\n', at);
+        std::printf("      %s\n", lines.substr(at, next == std::string::npos ? next : next - at).c_str());
+        at = next == std::string::npos ? next : next + 1;
+      }
+    }
   }
   for (const auto& f : answer->fallbacks)
     std::printf("(%s could not answer: %s)\n", f.backend.c_str(), f.error.c_str());

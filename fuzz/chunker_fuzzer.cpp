@@ -1,8 +1,8 @@
 // The chunker (text/chunker.h) with the default model's vocabulary, on documents as the loaders give
 // them: the input after three option bytes is loaded as Markdown (headings) or plain text, so the
-// chunker sees what it sees in production. Checks the chunker's promises: spans inside the text, in
-// order, overlapping only backwards, covering every token, each within max_tokens and counted as the
-// tokenizer counts its text.
+// chunker sees what it sees in production (Markdown's tables among it). Checks the chunker's promises:
+// spans inside the text, in order, overlapping only backwards, covering every token, each within
+// max_tokens and counted as the tokenizer counts its text (a table's repeated header included).
 
 #include <cstddef>
 #include <cstdint>
@@ -45,7 +45,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto& c = (*chunks)[i];
     KOTAE_ASSERT(c.begin < c.end && c.end <= text.size());
     KOTAE_ASSERT(c.token_count >= 1 && c.token_count <= options.max_tokens);
-    KOTAE_ASSERT(c.token_count == tokenizer.tokenize(text.substr(c.begin, c.end - c.begin)).size());
+    KOTAE_ASSERT(c.token_count == tokenizer.tokenize(kotae::text::chunk_text(*doc, c)).size());
+    // A piece of a table repeats the header of the table it starts in, from before its span.
+    KOTAE_ASSERT(c.header_begin <= c.header_end && c.header_end <= c.begin);
+    KOTAE_ASSERT(c.row_first <= c.row_last && c.table.empty() == (c.row_first == 0));
     KOTAE_ASSERT(c.page_first <= c.page_last && c.page_last <= doc->pages);
     if (i > 0) {
       const auto& previous = (*chunks)[i - 1];

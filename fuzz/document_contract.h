@@ -31,9 +31,19 @@ inline void check_document_contract(const text::Document& doc) {
     const auto block = text.substr(s.begin, s.end - s.begin);
     KOTAE_ASSERT(block.find("\n\n") == std::string_view::npos);
     KOTAE_ASSERT(text::is_valid_utf8(block));
-    if (i + 1 < doc.segments.size()) {  // ordered, and separated by exactly the blank line
-      KOTAE_ASSERT(doc.segments[i + 1].begin == s.end + 2);
-      KOTAE_ASSERT(text.substr(s.end, 2) == "\n\n");
+    if (s.in_table()) {  // a row of a Markdown table: one line, the header's with its "| --- |" line
+      KOTAE_ASSERT(block.starts_with("| ") && block.ends_with(" |") && !s.table.empty());
+      const bool header = s.begin == s.table_begin;
+      KOTAE_ASSERT((block.find('\n') != std::string_view::npos) == header);
+      KOTAE_ASSERT(header ? s.header_end == s.end
+                          : i > 0 && doc.segments[i - 1].table_begin == s.table_begin &&
+                                doc.segments[i - 1].header_end == s.header_end);
+    }
+    if (i + 1 < doc.segments.size()) {  // ordered, and separated by the blank line, or a table's rows by a line break
+      const auto& next = doc.segments[i + 1];
+      const bool rows = s.in_table() && next.in_table() && next.table_begin == s.table_begin;
+      KOTAE_ASSERT(next.begin == s.end + (rows ? 1 : 2));
+      KOTAE_ASSERT(text.substr(s.end, rows ? 1 : 2) == (rows ? "\n" : "\n\n"));
     }
     KOTAE_ASSERT(doc.pages > 0 ? s.page >= 1 && s.page <= doc.pages : s.page == 0);
   }

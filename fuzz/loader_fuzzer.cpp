@@ -1,12 +1,14 @@
 // One loader fuzz target per format: the same source, built with KOTAE_FUZZ_FORMAT set to "html",
-// "pdf", "docx", "pptx", "odt", "epub" or "md" (fuzz/CMakeLists.txt). The input is a whole file. Every input
-// must give a Document that keeps its contract or an Error; never a crash, a leak, UB or a hang.
-// The zip formats: an input that is not a zip ("PK...") is the XML of the parts the loader walks,
-// separated by NUL bytes, zipped here with stored entries (and, for PPTX, the fixed parts that lead
-// to them), so that mutations reach our XML walk rather than stop at libzip's checksums:
+// "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv" or "md" (fuzz/CMakeLists.txt). The input is a whole file.
+// Every input must give a Document that keeps its contract or an Error; never a crash, a leak, UB or a hang. The zip
+// formats: an input that is not a zip ("PK...") is the XML of the parts the loader walks, separated by NUL bytes,
+// zipped here with stored entries (and, for PPTX, the fixed parts that lead to them), so that mutations reach our XML
+// walk rather than stop at libzip's checksums:
 //   docx: word/document.xml, word/styles.xml, docProps/core.xml
 //   pptx: ppt/slides/slide1.xml, ppt/notesSlides/notesSlide1.xml, docProps/core.xml
 //   odt:  content.xml, meta.xml
+//   xlsx: xl/worksheets/sheet1.xml, xl/sharedStrings.xml, xl/styles.xml (the workbook fixed)
+//   ods:  content.xml, meta.xml
 //   epub: OEBPS/content.opf, OEBPS/ch1.xhtml (META-INF/container.xml fixed)
 
 #include <cstddef>
@@ -26,18 +28,29 @@ namespace {
 std::vector<const char*> zip_parts(std::string_view format) {
   if (format == "docx") return {"word/document.xml", "word/styles.xml", "docProps/core.xml"};
   if (format == "pptx") return {"ppt/slides/slide1.xml", "ppt/notesSlides/notesSlide1.xml", "docProps/core.xml"};
-  if (format == "odt") return {"content.xml", "meta.xml"};
+  if (format == "odt" || format == "ods") return {"content.xml", "meta.xml"};
+  if (format == "xlsx") return {"xl/worksheets/sheet1.xml", "xl/sharedStrings.xml", "xl/styles.xml"};
   if (format == "epub") return {"OEBPS/content.opf", "OEBPS/ch1.xhtml"};
   return {};
 }
 
 // The parts that lead the loader to the fuzzed ones: PPTX's presentation to its slide and notes,
-// EPUB's container to its package document.
+// XLSX's workbook to its sheet, EPUB's container to its package document.
 std::vector<std::pair<std::string, std::string_view>> fixed_parts(std::string_view format) {
   if (format == "epub") {
     return {{"META-INF/container.xml",
              R"(<container xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>)"
              R"(<rootfile full-path="OEBPS/content.opf"/></rootfiles></container>)"}};
+  }
+  if (format == "xlsx") {
+    return {
+        {"xl/workbook.xml", R"(<workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" )"
+                            R"(xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">)"
+                            R"(<sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>)"},
+        {"xl/_rels/workbook.xml.rels",
+         R"(<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">)"
+         R"(<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" )"
+         R"(Target="worksheets/sheet1.xml"/></Relationships>)"}};
   }
   if (format != "pptx") return {};
   return {

@@ -3,36 +3,44 @@
 namespace kotae::rag {
 
 nlohmann::json to_json(const Citation& c) {
-  return {{"number", c.number},
-          {"chunk_id", c.chunk_id},
-          {"document_id", c.document_id},
-          {"document", c.document},
-          {"title", c.title},
-          {"format", c.format},
-          {"page", c.page ? nlohmann::json(c.page) : nlohmann::json(nullptr)},
-          {"page_last", c.page_last ? nlohmann::json(c.page_last) : nlohmann::json(nullptr)},
-          {"start", c.start},
-          {"end", c.end},
-          {"text", c.text},
-          {"answer_start", c.answer_start},
-          {"answer_end", c.answer_end}};
+  nlohmann::json j{{"number", c.number},
+                   {"chunk_id", c.chunk_id},
+                   {"document_id", c.document_id},
+                   {"document", c.document},
+                   {"title", c.title},
+                   {"format", c.format},
+                   {"page", c.page ? nlohmann::json(c.page) : nlohmann::json(nullptr)},
+                   {"page_last", c.page_last ? nlohmann::json(c.page_last) : nlohmann::json(nullptr)},
+                   {"start", c.start},
+                   {"end", c.end},
+                   {"text", c.text},
+                   {"answer_start", c.answer_start},
+                   {"answer_end", c.answer_end}};
+  if (!c.table_header.empty()) j["table_header"] = c.table_header;
+  return j;
 }
 
 nlohmann::json to_json(const Source& s) {
-  return {{"number", s.number},
-          {"chunk_id", s.chunk_id},
-          {"document_id", s.document_id},
-          {"document", s.document},
-          {"title", s.title},
-          {"format", s.format},
-          {"page_first", s.page_first},
-          {"page_last", s.page_last},
-          {"start", s.begin},
-          {"end", s.end},
-          {"relevance", s.relevance},
-          {"score", s.score},
-          {"heading_path", s.heading_path},
-          {"text", s.text}};
+  nlohmann::json j{{"number", s.number},
+                   {"chunk_id", s.chunk_id},
+                   {"document_id", s.document_id},
+                   {"document", s.document},
+                   {"title", s.title},
+                   {"format", s.format},
+                   {"page_first", s.page_first},
+                   {"page_last", s.page_last},
+                   {"start", s.begin},
+                   {"end", s.end},
+                   {"relevance", s.relevance},
+                   {"score", s.score},
+                   {"heading_path", s.heading_path},
+                   {"text", s.text}};
+  if (!s.table.empty()) {
+    j["table"] = s.table;
+    j["row_first"] = s.row_first;
+    j["row_last"] = s.row_last;
+  }
+  return j;
 }
 
 nlohmann::json to_json(const StageTimings& t) {
@@ -66,6 +74,9 @@ Result<std::vector<Source>> sources_from_json(const nlohmann::json& sources) {
       j.at("score").get_to(s.score);
       j.at("heading_path").get_to(s.heading_path);
       j.at("text").get_to(s.text);
+      s.table = j.value("table", "");
+      s.row_first = j.value("row_first", std::uint32_t{0});
+      s.row_last = j.value("row_last", std::uint32_t{0});
     }
   } catch (const nlohmann::json::exception& e) {
     return make_error(ErrorCode::corrupt, std::string("a source is not as sources_json writes it: ") + e.what());

@@ -32,6 +32,9 @@ Source to_source(const search::SearchHit& hit, double relevance) {
   s.begin = hit.chunk.begin;
   s.end = hit.chunk.end;
   s.heading_path = hit.chunk.heading_path;
+  s.table = hit.chunk.table;
+  s.row_first = hit.chunk.row_first;
+  s.row_last = hit.chunk.row_last;
   s.text = hit.chunk.text;
   s.relevance = relevance;
   s.score = hit.score;

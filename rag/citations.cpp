@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <set>
 
 #include "text/stop_words.h"
@@ -100,7 +101,53 @@ std::vector<std::pair<std::size_t, std::size_t>> split_sentences(std::string_vie
   return out;
 }
 
+namespace {
+
+bool is_table_line(std::string_view line) {
+  return line.size() >= 2 && line.front() == '|' && line.back() == '|';
+}
+
+// The line of `text` around byte `at`: [begin, end) without its "\n".
+std::pair<std::size_t, std::size_t> line_around(std::string_view text, std::size_t at) {
+  const std::size_t newline = at == 0 ? std::string_view::npos : text.rfind('\n', at - 1);
+  const std::size_t begin = newline == std::string_view::npos ? 0 : newline + 1;
+  return {begin, std::min(text.size(), text.find('\n', at))};
+}
+
+// A source's byte as its document holds it: a table's piece starts with the table's header repeated,
+// bytes that are not in the chunk's span (store::ChunkRecord::repeated_bytes).
+std::size_t document_offset(const Source& source, std::size_t at) {
+  const std::size_t span = source.end >= source.begin ? source.end - source.begin : 0;
+  const std::size_t repeated = source.text.size() > span ? source.text.size() - span : 0;
+  return source.begin + (at > repeated ? at - repeated : 0);
+}
+
+}  // namespace
+
+std::optional<TableRow> table_row_at(std::string_view text, std::size_t at) {
+  const auto [row_begin, row_end] = line_around(text, at);
+  if (!is_table_line(text.substr(row_begin, row_end - row_begin))) return std::nullopt;
+  std::size_t first = row_begin;  // back over the table's lines to its first
+  while (first > 0) {
+    const auto [previous, ignored] = line_around(text, first - 1);
+    if (!is_table_line(text.substr(previous, first - 1 - previous))) break;
+    first = previous;
+  }
+  const std::size_t second = text.find('\n', first);
+  if (second == std::string_view::npos) return std::nullopt;
+  const std::size_t header_end = line_around(text, second + 1).second;
+  if (header_end >= row_begin) return std::nullopt;  // the header itself
+  return TableRow{row_begin, row_end, first, header_end};
+}
+
 Citation cite(const Source& source, std::size_t begin, std::size_t end) {
+  const std::string_view text = source.text;
+  std::string header;
+  if (const auto row = table_row_at(text, begin); row && end <= row->end) {
+    header = std::string(text.substr(row->header_begin, row->header_end - row->header_begin));
+    begin = row->begin;
+    end = row->end;
+  }
   Citation c;
   c.number = source.number;
   c.chunk_id = source.chunk_id;
@@ -110,9 +157,10 @@ Citation cite(const Source& source, std::size_t begin, std::size_t end) {
   c.format = source.format;
   c.page = source.page_first;
   c.page_last = source.page_last;
-  c.start = source.begin + begin;
-  c.end = source.begin + end;
+  c.start = document_offset(source, begin);
+  c.end = document_offset(source, end);
   c.text = source.text.substr(begin, end - begin);
+  c.table_header = std::move(header);
   return c;
 }
 

@@ -70,6 +70,15 @@ std::optional<Candidate> candidate(std::string_view question, const Source& sour
   const std::string_view text = std::string_view(source.text).substr(s.begin, s.end - s.begin);
   Candidate c{
       .source = index, .first = k, .last = k, .begin = s.begin, .end = s.end, .vector = s.vector, .similarity = 0};
+  // A table's row answers as a row, whole (its citation brings the header): not judged as a sentence.
+  if (const auto row = table_row_at(source.text, s.begin); row && s.end <= row->end) {
+    if (k > 0 && sentences[k - 1].begin >= row->begin) return std::nullopt;  // the row's first sentence stands for it
+    const std::string_view line = std::string_view(source.text).substr(row->begin, row->end - row->begin);
+    if (!has_letter(line) && line.find_first_of("0123456789") == std::string_view::npos) return std::nullopt;
+    c.begin = row->begin;
+    c.end = row->end;
+    return c;
+  }
   if (is_fragment(text) || continues_previous(text)) {
     if (k == 0 || !follows_directly(source.text, sentences[k - 1], s)) return std::nullopt;
     const store::SentenceVector& head = sentences[k - 1];
@@ -125,6 +134,10 @@ CitedAnswer extract_answer(std::string_view question, std::span<const float> que
       auto c = candidate(question, sources[i], i, sentences[i], k, joined, options);
       if (!c) continue;
       c->similarity = dot(question_vector, c->vector);
+      if (table_row_at(sources[i].text, c->begin)) {
+        const std::string_view row = std::string_view(sources[i].text).substr(c->begin, c->end - c->begin);
+        c->similarity += static_cast<float>(options.row_word_weight * shared_content_words(row, question));
+      }
       candidates.push_back(*c);
       best = std::max(best, c->similarity);
     }
@@ -185,17 +198,31 @@ CitedAnswer extract_answer(std::string_view question, std::span<const float> que
     bring_antecedent(picked[i], i > 0 ? &picked[i - 1] : nullptr, sources, sentences);
   }
 
+  // Sentences run on in one paragraph; table rows stand on their own lines under their table's
+  // header, shown once for the rows of one table, with the marker in the last cell.
   CitedAnswer out;
+  std::string open_table;  // the header of the table the answer's last line is a row of
   for (const auto& p : picked) {
     const Source& source = sources[p.source];
     Citation c = cite(source, p.begin, p.end);
-    if (!out.text.empty()) out.text += ' ';
-    for (const char ch : c.text) out.text += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
-    out.text += ' ';
+    const bool row = !c.table_header.empty();
+    if (row && c.table_header == open_table) {
+      out.text += '\n';
+    } else if (row || !open_table.empty()) {
+      if (!out.text.empty()) out.text += "\n\n";
+      if (row) out.text.append(c.table_header).append("\n");
+    } else if (!out.text.empty()) {
+      out.text += ' ';
+    }
+    const std::string_view body = row ? std::string_view(c.text).substr(0, c.text.size() - 1) : c.text;
+    for (const char ch : body) out.text += (ch == '\n' || ch == '\r' || ch == '\t') ? ' ' : ch;
+    if (!row) out.text += ' ';
     c.answer_start = out.text.size();
     out.text += citation_marker(source.number);
     c.answer_end = out.text.size();
+    if (row) out.text += " |";
     out.citations.push_back(std::move(c));
+    open_table = row ? out.citations.back().table_header : std::string();
   }
   return out;
 }

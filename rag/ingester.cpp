@@ -62,7 +62,7 @@ const char* to_string(FileStatus status) {
 }
 
 Ingester::Ingester(store::Collection& collection, const Encoder& encoder, IngestOptions options)
-    : collection_(collection), encoder_(encoder), options_(std::move(options)) {
+    : collection_(collection), encoder_(encoder), options_(options) {
   // The encoder reads max_length tokens including [CLS] and [SEP]; a longer chunk would be cut.
   const std::size_t fits = encoder_.max_length() > 2 ? encoder_.max_length() - 2 : 1;
   options_.chunking.max_tokens = std::min(options_.chunking.max_tokens, fits);
@@ -253,7 +253,10 @@ Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const
     r.page_last = chunk.page_last;
     r.heading_path = chunk.heading_path;
     r.token_count = chunk.token_count;
-    r.text = document.text.substr(chunk.begin, chunk.end - chunk.begin);
+    r.table = chunk.table;
+    r.row_first = chunk.row_first;
+    r.row_last = chunk.row_last;
+    r.text = text::chunk_text(document, chunk);
     texts.push_back(r.text);
     records.push_back(std::move(r));
   }

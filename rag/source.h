@@ -20,18 +20,36 @@ struct Source {
   std::uint32_t page_first = 0, page_last = 0;  // 0: the document has no pages
   std::size_t begin = 0, end = 0;               // the chunk's bytes in the document's text
   std::vector<std::string> heading_path;
-  std::string text;
+  std::string table;                          // the table or sheet whose rows the chunk holds, "" when none
+  std::uint32_t row_first = 0, row_last = 0;  // and which rows (store::ChunkRecord)
+  std::string text;      // a table's piece starts with the table's header (store::ChunkRecord::repeated_bytes)
   double relevance = 0;  // cosine similarity of the chunk's vector and the question's
   double score = 0;      // the retriever's ranking score (fused, or the reranker's)
 };
 
 // Where in its document a source is, for people and for the prompt: ", page 3", ", pages 3-4",
-// ", slide 2" (a PPTX's pages are its slides); "" for a document without pages.
+// ", slide 2" (a PPTX's pages are its slides), then the table's rows: ", sheet Prices, rows 2-9",
+// ", Table 1, row 4"; "" for a document without pages or tables.
 inline std::string place_of(const Source& s) {
-  if (s.page_first == 0) return "";
-  const std::string unit = s.format == "pptx" ? "slide" : "page";
-  if (s.page_last <= s.page_first) return ", " + unit + " " + std::to_string(s.page_first);
-  return ", " + unit + "s " + std::to_string(s.page_first) + "-" + std::to_string(s.page_last);
+  std::string place;
+  if (s.page_first != 0) {
+    const std::string unit = s.format == "pptx" ? "slide" : "page";
+    if (s.page_last <= s.page_first) {
+      place = ", " + unit + " " + std::to_string(s.page_first);
+    } else {
+      place = ", " + unit + "s " + std::to_string(s.page_first) + "-" + std::to_string(s.page_last);
+    }
+  }
+  if (!s.table.empty()) {
+    place += (s.format == "xlsx" || s.format == "ods") ? ", sheet " : ", ";
+    place += s.table;
+    if (s.row_last <= s.row_first) {
+      place += ", row " + std::to_string(s.row_first);
+    } else {
+      place += ", rows " + std::to_string(s.row_first) + "-" + std::to_string(s.row_last);
+    }
+  }
+  return place;
 }
 
 // A question and answer of a conversation, with the sources first shown in that turn.

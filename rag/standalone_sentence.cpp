@@ -154,4 +154,11 @@ bool restates_question(std::string_view sentence, std::string_view question) {
   return static_cast<double>(shared) >= 0.8 * static_cast<double>(mine.size());
 }
 
+std::size_t shared_content_words(std::string_view sentence, std::string_view question) {
+  const std::set<std::string> mine = stemmed_content_words(sentence);
+  const std::set<std::string> asked = stemmed_content_words(question);
+  return static_cast<std::size_t>(
+      std::count_if(mine.begin(), mine.end(), [&](const std::string& w) { return asked.contains(w); }));
+}
+
 }  // namespace kotae::rag

@@ -5,6 +5,7 @@
 // a sentence that only points elsewhere ("See section 12.5.") or says again what was asked answers
 // nothing. These are judged on the words alone, in English.
 
+#include <cstddef>
 #include <string_view>
 
 namespace kotae::rag {
@@ -29,5 +30,8 @@ bool points_elsewhere(std::string_view sentence);
 // Says little beyond the question: 80% or more of its content words (stemmed, stop words left out)
 // are the question's.
 bool restates_question(std::string_view sentence, std::string_view question);
+
+// How many content words (stemmed, stop words left out) of the question a sentence holds.
+std::size_t shared_content_words(std::string_view sentence, std::string_view question);
 
 }  // namespace kotae::rag

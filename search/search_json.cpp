@@ -18,6 +18,11 @@ nlohmann::json to_json(const SearchHit& h, std::size_t rank) {
                      {"vector_rank", h.vector_rank},
                      {"text", h.chunk.text}};
   if (h.rerank_score) hit["rerank_score"] = *h.rerank_score;
+  if (!h.chunk.table.empty()) {
+    hit["table"] = h.chunk.table;
+    hit["row_first"] = h.chunk.row_first;
+    hit["row_last"] = h.chunk.row_last;
+  }
   return hit;
 }
 

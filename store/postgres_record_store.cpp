@@ -62,11 +62,17 @@ CREATE TABLE IF NOT EXISTS change_log(
   op bigint NOT NULL);
 CREATE INDEX IF NOT EXISTS change_log_by_collection ON change_log(collection_id, seq);
 )sql";
-constexpr const char* kRecordsSteps[] = {kRecordsVersion1};
+// Version 2: the table (or sheet) a chunk holds rows of, and which rows (text::Chunk).
+constexpr const char* kRecordsVersion2 = R"sql(
+ALTER TABLE chunks ADD COLUMN table_name text NOT NULL DEFAULT '',
+  ADD COLUMN row_first bigint NOT NULL DEFAULT 0,
+  ADD COLUMN row_last bigint NOT NULL DEFAULT 0;
+)sql";
+constexpr const char* kRecordsSteps[] = {kRecordsVersion1, kRecordsVersion2};
 
 // pg_advisory_lock's two-key form: this class, and 0 (the schema) or a collection id.
 constexpr std::int64_t kLockClass = 0x4b6f7461;  // "Kota"
-constexpr std::size_t kChunksPerInsert = 500;    // rows per INSERT (13 parameters each)
+constexpr std::size_t kChunksPerInsert = 500;    // rows per INSERT (16 parameters each)
 constexpr std::size_t kScanBatch = 4096;         // rows per FETCH while scanning
 
 // A bigint[] literal: '{1,2,3}'.
@@ -97,7 +103,8 @@ DocumentRecord read_document(const PgResult& rows, std::size_t row) {
 }
 
 constexpr const char* kChunkColumns =
-    "id, document_id, ordinal, begin_byte, end_byte, page_first, page_last, heading_path, token_count, text";
+    "id, document_id, ordinal, begin_byte, end_byte, page_first, page_last, heading_path, token_count, text, "
+    "table_name, row_first, row_last";
 
 Result<ChunkRecord> read_chunk(const PgResult& rows, std::size_t row, const std::string& location) {
   ChunkRecord chunk;
@@ -118,6 +125,9 @@ Result<ChunkRecord> read_chunk(const PgResult& rows, std::size_t row, const std:
   }
   chunk.token_count = static_cast<std::size_t>(rows.int64(row, 8));
   chunk.text = rows.text(row, 9);
+  chunk.table = rows.text(row, 10);
+  chunk.row_first = static_cast<std::uint32_t>(rows.int64(row, 11));
+  chunk.row_last = static_cast<std::uint32_t>(rows.int64(row, 12));
   return chunk;
 }
 
@@ -196,12 +206,12 @@ class PostgresWriteTransaction final : public WriteTransaction {
       const std::size_t last = std::min(chunks.size(), first + kChunksPerInsert);
       std::string sql =
           "INSERT INTO chunks(id, collection_id, document_id, ordinal, begin_byte, end_byte, page_first, page_last, "
-          "heading_path, token_count, text, embedding, sentences) VALUES ";
+          "heading_path, token_count, text, embedding, sentences, table_name, row_first, row_last) VALUES ";
       PgParams params;
       for (std::size_t i = first; i < last; ++i) {
-        const std::size_t p = (i - first) * 13;
+        const std::size_t p = (i - first) * 16;
         sql += i == first ? "(" : ", (";
-        for (std::size_t c = 1; c <= 13; ++c) sql += (c > 1 ? ", $" : "$") + std::to_string(p + c);
+        for (std::size_t c = 1; c <= 16; ++c) sql += (c > 1 ? ", $" : "$") + std::to_string(p + c);
         sql += ")";
         const ChunkRecord& chunk = chunks[i];
         params.add(ids[i])
@@ -216,7 +226,10 @@ class PostgresWriteTransaction final : public WriteTransaction {
             .add(static_cast<std::int64_t>(chunk.token_count))
             .add(chunk.text)
             .add_bytes(std::as_bytes(embeddings.subspan(i * dimension, dimension)))
-            .add_bytes(sentences.empty() ? std::span<const std::byte>() : std::span<const std::byte>(sentences[i]));
+            .add_bytes(sentences.empty() ? std::span<const std::byte>() : std::span<const std::byte>(sentences[i]))
+            .add(chunk.table)
+            .add(static_cast<std::int64_t>(chunk.row_first))
+            .add(static_cast<std::int64_t>(chunk.row_last));
       }
       KOTAE_TRY(lease_->query(sql, params));
     }

@@ -39,7 +39,12 @@ struct ChunkRecord {
   std::uint32_t page_last = 0;
   std::vector<std::string> heading_path;
   std::size_t token_count = 0;
-  std::string text;  // document.text.substr(begin, end - begin)
+  std::string table;  // the table (or sheet) the chunk holds rows of, "" when none (text::Chunk)
+  std::uint32_t row_first = 0, row_last = 0;
+  // document.text.substr(begin, end - begin), after the table's header and a line break where the
+  // chunk is a piece of a table (text::chunk_text): the first repeated_bytes() bytes are not in the span.
+  std::string text;
+  std::size_t repeated_bytes() const { return text.size() > end - begin ? text.size() - (end - begin) : 0; }
 };
 
 // Restricts a search to documents whose path starts with `path_prefix` (when not empty) and whose

@@ -79,7 +79,13 @@ constexpr const char* kVersion2 =
     "ALTER TABLE chunks ADD COLUMN sentences BLOB NOT NULL DEFAULT x'';"
     "UPDATE documents SET sha256 = '', modified_ns = 0;";
 
-constexpr std::int64_t kSchemaVersion = 2;
+// Version 3: the table (or sheet) a chunk holds rows of, and which rows (text::Chunk).
+constexpr const char* kVersion3 =
+    "ALTER TABLE chunks ADD COLUMN table_name TEXT NOT NULL DEFAULT '';"
+    "ALTER TABLE chunks ADD COLUMN row_first INTEGER NOT NULL DEFAULT 0;"
+    "ALTER TABLE chunks ADD COLUMN row_last INTEGER NOT NULL DEFAULT 0;";
+
+constexpr std::int64_t kSchemaVersion = 3;
 
 }  // namespace
 
@@ -106,7 +112,10 @@ Result<void> migrate_schema(Database& db) {
   if (current < 2) {
     if (auto done = db.execute(kVersion2); !done) return done.error();
   }
-  // Later versions: `if (current < 3) { ALTER ... }`, each step bringing the previous one forward.
+  if (current < 3) {
+    if (auto done = db.execute(kVersion3); !done) return done.error();
+  }
+  // Later versions: `if (current < 4) { ALTER ... }`, each step bringing the previous one forward.
   if (auto done = db.execute("PRAGMA user_version=" + std::to_string(kSchemaVersion)); !done) return done.error();
   return transaction->commit();
 }

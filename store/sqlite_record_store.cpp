@@ -67,7 +67,8 @@ DocumentRecord read_document(const Statement& row) {
 }
 
 constexpr const char* kChunkColumns =
-    "id, document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text";
+    "id, document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text, table_name, "
+    "row_first, row_last";
 
 Result<ChunkRecord> read_chunk(const Statement& row, const std::filesystem::path& database) {
   ChunkRecord chunk;
@@ -87,6 +88,9 @@ Result<ChunkRecord> read_chunk(const Statement& row, const std::filesystem::path
   }
   chunk.token_count = static_cast<std::size_t>(row.column_int64(8));
   chunk.text = row.column_text(9);
+  chunk.table = row.column_text(10);
+  chunk.row_first = static_cast<std::uint32_t>(row.column_int64(11));
+  chunk.row_last = static_cast<std::uint32_t>(row.column_int64(12));
   return chunk;
 }
 
@@ -220,7 +224,7 @@ class SqliteWriteTransaction final : public WriteTransaction {
                                                   std::span<const std::vector<std::byte>> sentences) override {
     auto insert = KOTAE_TRY_VALUE(db_.prepare(
         "INSERT INTO chunks(document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text, "
-        "embedding, sentences) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        "embedding, sentences, table_name, row_first, row_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     const std::size_t dimension = chunks.empty() ? 0 : embeddings.size() / chunks.size();
     std::vector<std::int64_t> ids;
     ids.reserve(chunks.size());
@@ -237,7 +241,10 @@ class SqliteWriteTransaction final : public WriteTransaction {
           .bind(8, static_cast<std::int64_t>(chunk.token_count))
           .bind_text(9, chunk.text)
           .bind_blob(10, std::as_bytes(embeddings.subspan(i * dimension, dimension)))
-          .bind_blob(11, sentences.empty() ? std::span<const std::byte>() : std::span<const std::byte>(sentences[i]));
+          .bind_blob(11, sentences.empty() ? std::span<const std::byte>() : std::span<const std::byte>(sentences[i]))
+          .bind_text(12, chunk.table)
+          .bind(13, static_cast<std::int64_t>(chunk.row_first))
+          .bind(14, static_cast<std::int64_t>(chunk.row_last));
       KOTAE_TRY(insert.run());
       ids.push_back(db_.last_insert_rowid());
     }

@@ -17,16 +17,23 @@ struct TextSegment {
   std::uint32_t page = 0;                 // 1-based page; 0 where the format has no pages
   std::vector<std::string> heading_path;  // enclosing headings, outermost first; a heading's own
                                           // text is inside its path
+  // A row of a Markdown table (DocumentBuilder::add_table): one segment per row, the header's with its
+  // "| --- |" line. Rows are separated by "\n", not "\n\n", and no chunk cuts one.
+  std::string table;      // the table's name: a sheet's, else "Table N" (N counts the document's tables)
+  std::uint32_t row = 0;  // the row's number in its source: a sheet's row, else 1 for the header; 0 outside tables
+  std::size_t table_begin = 0;  // the table's header is text[table_begin, header_end): what a piece of
+  std::size_t header_end = 0;   // the table repeats before its rows
+  bool in_table() const { return row != 0; }
 };
 
 // Normalised text: valid UTF-8, "\n" line ends, paragraphs (and headings, list items, table rows)
 // separated by exactly one blank line "\n\n", runs of spaces collapsed, no leading or trailing
-// whitespace. Segments are ordered, non-overlapping and cover the text except the blank-line
-// separators between paragraphs.
+// whitespace; a table is one block of Markdown lines, one segment per row. Segments are ordered,
+// non-overlapping and cover the text except the separators between blocks and between a table's rows.
 struct Document {
   std::string text;
   std::string title;        // <title>, the first heading, the PDF's Title, or "" (callers fall back to the file name)
-  std::string format;       // "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub"
+  std::string format;       // "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv", "tsv"
   std::uint32_t pages = 0;  // PDF pages, PPTX slides (a slide is a page); 0 for formats without pages
   std::vector<TextSegment> segments;
   bool pages_are_units = false;  // PPTX: a slide is a unit of its own, and no chunk spans two

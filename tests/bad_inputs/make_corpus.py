@@ -169,6 +169,57 @@ def epub(body, chapters=1):
     )
 
 
+SHEET_NS = b'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"'
+WORKBOOK = (
+    b"<workbook "
+    + SHEET_NS
+    + b' xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets>'
+    + b'<sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>'
+)
+WORKBOOK_RELS = (
+    b'<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+    b'<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" '
+    b'Target="worksheets/sheet1.xml"/></Relationships>'
+)
+
+
+def xlsx_row(number, *cells):
+    """A sheet row of inline-string cells."""
+    inline = b"".join(b'<c t="inlineStr"><is><t>' + cell + b"</t></is></c>" for cell in cells)
+    return b'<row r="%d">' % number + inline + b"</row>"
+
+
+def xlsx(rows, shared_strings=None):
+    """A one-sheet XLSX whose sheetData holds `rows`."""
+    parts = {
+        "xl/workbook.xml": WORKBOOK,
+        "xl/_rels/workbook.xml.rels": WORKBOOK_RELS,
+        "xl/worksheets/sheet1.xml": b"<worksheet " + SHEET_NS + b"><sheetData>" + rows + b"</sheetData></worksheet>",
+    }
+    if shared_strings is not None:
+        parts["xl/sharedStrings.xml"] = b"<sst " + SHEET_NS + b"><si><t>" + shared_strings + b"</t></si></sst>"
+    return docx(parts)
+
+
+def ods(tables):
+    """An ODS whose spreadsheet holds `tables` (table:table elements)."""
+    return docx(
+        {
+            "content.xml": b'<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+            b'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" '
+            b'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"><office:body><office:spreadsheet>'
+            + tables
+            + b"</office:spreadsheet></office:body></office:document-content>"
+        }
+    )
+
+
+def ods_row(*cells, repeated=1):
+    repeat = b' table:number-rows-repeated="%d"' % repeated if repeated > 1 else b""
+    inline = b"".join(b"<table:table-cell><text:p>" + cell + b"</text:p></table:table-cell>" for cell in cells)
+    return b"<table:table-row" + repeat + b">" + inline + b"</table:table-row>"
+
+
 def patch_zip_sizes(data, name, size):
     """Rewrites the uncompressed size of entry `name` in both its local and central headers."""
     data = bytearray(data)
@@ -613,6 +664,106 @@ def cases():
         "declared-4gib.epub",
         failed("max_decompressed_bytes"),
     )
+
+    # --- Broken spreadsheets and CSV (.xlsx, .ods, .csv, .tsv) ------------------------------------
+    header = xlsx_row(1, b"Keeper", b"Island", b"Note")
+    good_row = xlsx_row(2, b"Ann", b"Rottnest", GOOD_TEXT.encode())
+    upload("xlsx_valid", "broken_sheet", xlsx(header + good_row), "keepers.xlsx", indexed)
+    upload(
+        "ods_valid",
+        "broken_sheet",
+        ods(
+            b'<table:table table:name="Keepers">'
+            + ods_row(b"Keeper", b"Note")
+            + ods_row(b"Ann", GOOD_TEXT.encode())
+            + b"</table:table>"
+        ),
+        "keepers.ods",
+        indexed,
+    )
+    upload("csv_valid", "broken_sheet", b"Keeper;Note\nAnn;" + GOOD_TEXT.encode() + b"\n", "keepers.csv", indexed)
+    upload("xlsx_not_a_zip", "broken_sheet", b"a workbook in name only\n", "text.xlsx", failed("XLSX"))
+    upload(
+        "xlsx_no_workbook",
+        "broken_sheet",
+        docx({"xl/worksheets/sheet1.xml": b"<x/>"}),
+        "no-workbook.xlsx",
+        failed("XLSX", "workbook.xml"),
+    )
+    upload(
+        "xlsx_missing_sheet",
+        "broken_sheet",
+        docx({"xl/workbook.xml": WORKBOOK, "xl/_rels/workbook.xml.rels": WORKBOOK_RELS}),
+        "missing-sheet.xlsx",
+        failed("XLSX", "sheet1.xml"),
+    )
+    upload(
+        "xlsx_million_empty_rows",
+        "broken_sheet",
+        xlsx(header + b"<row/>" * 1000000 + xlsx_row(1048576, b"Ann", b"Rottnest", GOOD_TEXT.encode())),
+        "empty-rows.xlsx",
+        indexed,
+        note="a million empty rows between the header and the last row: read and counted, never stored",
+    )
+    upload(
+        "xlsx_shared_string_over_text_limit",
+        "broken_sheet",
+        xlsx(header, shared_strings=b"lighthouse " * (7 << 20)),
+        "huge-string.xlsx",
+        failed("XLSX", "sharedStrings.xml", "huge text node"),
+        note="one shared string of 77 MiB from 75 kB of deflate: libxml2 refuses a text node over 10 MB "
+        "(XML_MAX_TEXT_LENGTH) before the 64 MiB text limit is reached",
+    )
+    upload(
+        "xlsx_deeply_nested",
+        "broken_sheet",
+        xlsx(b"<row>" * 100000 + b"</row>" * 100000),
+        "deep.xlsx",
+        failed("max_depth"),
+    )
+    upload(
+        "xlsx_bomb_declared_size",
+        "broken_sheet",
+        patch_zip_sizes(xlsx(header + good_row), "xl/worksheets/sheet1.xml", 0xFFFFFFF0),
+        "declared-4gib.xlsx",
+        failed("max_decompressed_bytes"),
+    )
+    upload(
+        "ods_million_empty_rows",
+        "broken_sheet",
+        ods(
+            b'<table:table table:name="S">'
+            + ods_row(b"Keeper", b"Note")
+            + b'<table:table-row table:number-rows-repeated="1048000"><table:table-cell table:number-columns-repeated="1024"/></table:table-row>'
+            + ods_row(b"Ann", GOOD_TEXT.encode())
+            + b"</table:table>"
+        ),
+        "empty-rows.ods",
+        indexed,
+        note="1,048,000 repeated empty rows of 1,024 empty cells: counted, never expanded",
+    )
+    upload(
+        "ods_million_filled_rows",
+        "broken_sheet",
+        ods(
+            b'<table:table table:name="S">'
+            + ods_row(b"Keeper", b"Note")
+            + ods_row(b"Ann", GOOD_TEXT.encode(), repeated=1000000)
+            + b"</table:table>"
+        ),
+        "filled-rows.ods",
+        failed("max_text_bytes"),
+        note="one filled row repeated a million times: refused when the repeats pass the text limit, before they are all made",
+    )
+    upload("csv_too_many_fields", "broken_sheet", b"," * 20000 + b"\n", "wide.csv", failed("16384 fields"))
+    upload(
+        "csv_unclosed_quote",
+        "broken_sheet",
+        b'Keeper,Note\nAnn,"' + GOOD_TEXT.encode() + b"\nnever closed, runs to the end\n",
+        "unclosed.csv",
+        indexed,
+    )
+    upload("tsv_only_separators", "broken_sheet", b"\t\t\n\t\t\n", "empty.tsv", failed("no text"))
 
     # --- Invalid UTF-8 and other odd text ------------------------------------------------------
     latin1 = "Caf\xe9 cr\xe8me: na\xefve r\xe9sum\xe9s about lighthouse keepers.\n".encode("latin-1")

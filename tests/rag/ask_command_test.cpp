@@ -91,6 +91,46 @@ TEST_F(AskCommandTest, AnswersFromSlidesAndEbooksAndNamesTheSlide) {
   EXPECT_NE(quokkas["answer"].get<std::string>().find("Rottnest"), std::string::npos) << quokkas.dump(2);
 }
 
+TEST_F(AskCommandTest, AnswersFromSpreadsheetsAndCsvWithTheRowUnderItsHeader) {
+  const fs::path tables = root_ / "tables";
+  fs::create_directories(tables);
+  std::string rows =
+      R"(<row r="1"><c t="inlineStr"><is><t>Vessel</t></is></c><c t="inlineStr"><is><t>Berth</t></is></c>)"
+      R"(<c t="inlineStr"><is><t>Arrival</t></is></c></row>)";
+  const char* vessels[] = {"Aurora", "Borealis", "Cassiopeia", "Draco", "Eridanus", "Fornax"};
+  for (int i = 0; i < 6; ++i) {
+    rows += "<row r=\"" + std::to_string(i + 2) + "\"><c t=\"inlineStr\"><is><t>" + vessels[i] + "</t></is></c><c><v>" +
+            std::to_string(i + 11) + "</v></c><c s=\"1\"><v>" + std::to_string(46360 + i) + "</v></c></row>";
+  }
+  testing::write_zip(tables / "harbour.xlsx", testing::xlsx_workbook({{"Arrivals", rows}}));
+  std::ofstream(tables / "tides.csv") << "Day;High tide;Low tide\nMonday;06:12;12:30\nTuesday;06:58;13:15\n";
+  const auto indexed = kotae("index " + tables.string() + " --collection tables");
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
+
+  const auto draco = ask_json("'At which berth does the Draco arrive?' --collection tables");
+  ASSERT_FALSE(draco["sources"].empty()) << draco.dump(2);
+  const auto& sheet = draco["sources"][0];
+  EXPECT_EQ(sheet["format"], "xlsx") << draco.dump(2);
+  EXPECT_EQ(sheet["table"], "Arrivals") << draco.dump(2);
+  EXPECT_EQ(sheet["heading_path"], nlohmann::json::array({"Arrivals"})) << draco.dump(2);
+  bool cited_row = false;
+  for (const auto& c : draco["citations"]) {
+    if (c["text"] != "| Draco | 14 | 2026-12-07 |") continue;
+    cited_row = true;
+    EXPECT_EQ(c["table_header"], "| Vessel | Berth | Arrival |\n| --- | --- | --- |") << draco.dump(2);
+  }
+  EXPECT_TRUE(cited_row) << draco.dump(2);
+  const auto printed = kotae("ask 'At which berth does the Draco arrive?' --collection tables");
+  EXPECT_NE(printed.out.find("harbour.xlsx, sheet Arrivals, rows 2-7)"), std::string::npos) << printed.out;
+  EXPECT_NE(printed.out.find("      | Vessel | Berth | Arrival |"), std::string::npos) << printed.out;
+
+  const auto tide = ask_json("'When is high tide on Tuesday?' --collection tables");
+  ASSERT_FALSE(tide["sources"].empty()) << tide.dump(2);
+  EXPECT_EQ(tide["sources"][0]["format"], "csv") << tide.dump(2);
+  EXPECT_NE(tide["answer"].get<std::string>().find("| Tuesday | 06:58 | 13:15 [1] |"), std::string::npos)
+      << tide.dump(2);
+}
+
 TEST_F(AskCommandTest, PrintsOneJsonObjectWithTheAnswerItsCitationsAndTimings) {
   const auto answer = ask_json("'What is a virtual package?' --collection faq");
   EXPECT_EQ(answer["backend"], "extractive");

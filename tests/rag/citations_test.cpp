@@ -51,6 +51,34 @@ TEST(Citations, PointAtTheSentenceOfTheSourceThatBacksTheClaim) {
   EXPECT_EQ(cited.citations[1].text, "dpkg installs single .deb files.");
 }
 
+TEST(Citations, ATableRowIsCitedWholeUnderItsHeaderAtItsBytesInTheDocument) {
+  // A piece of a table: the header repeated before the rows the chunk spans, which start at byte 500.
+  const std::string header = "| Fruit | Price |\n| --- | --- |";
+  const std::string rows = "| Pear | 2 |\n| Plum | 3. Ripe in May. |";
+  Source piece = source(1, "fruit.csv", 500, header + "\n" + rows);
+  piece.end = 500 + rows.size();
+  const CitedAnswer cited = resolve_citations("Plums are ripe in May [1].", std::vector<Source>{piece});
+  ASSERT_EQ(cited.citations.size(), 1u);
+  const Citation& plum = cited.citations[0];
+  EXPECT_EQ(plum.text, "| Plum | 3. Ripe in May. |");
+  EXPECT_EQ(plum.table_header, header);
+  EXPECT_EQ(plum.start, 500 + rows.find("| Plum"));
+  EXPECT_EQ(plum.end, 500 + rows.size());
+
+  // The whole piece, when nothing matches: its span, without the repeated header.
+  const CitedAnswer whole = resolve_citations("Zebras [1].", std::vector<Source>{piece});
+  ASSERT_EQ(whole.citations.size(), 1u);
+  EXPECT_EQ(whole.citations[0].start, 500u);
+  EXPECT_EQ(whole.citations[0].end, piece.end);
+  EXPECT_TRUE(whole.citations[0].table_header.empty());
+
+  // The header's own lines are no row.
+  EXPECT_FALSE(table_row_at(piece.text, 2));
+  EXPECT_FALSE(table_row_at(piece.text, header.size() - 2));
+  EXPECT_TRUE(table_row_at(piece.text, header.size() + 3));
+  EXPECT_FALSE(table_row_at("plain | text", 3));
+}
+
 TEST(Citations, UnderstandListsOfNumbersAndCiteTheWholeChunkWhenNoSentenceMatches) {
   const CitedAnswer cited = resolve_citations("Zebras [1, 2] and [2,1].", kSources);
   EXPECT_EQ(cited.text, "Zebras [1][2] and [2][1].");

@@ -51,6 +51,32 @@ TEST(ExtractiveAnswerer, PicksRelevantSentencesWithoutRepeatsInReadingOrderEachC
   }
 }
 
+TEST(ExtractiveAnswerer, TableRowsAnswerWholeUnderTheirHeaderShownOnce) {
+  Source t;
+  t.number = 1, t.chunk_id = 10, t.document = "ships.csv", t.begin = 40;
+  const std::string header = "| Ship | Tonnage | Home port |\n| --- | --- | --- |";
+  const std::string rows = "| Aurora | 1200 | Bergen |\n| Borealis | 3400. Refitted. | Troms |";
+  t.text = header + "\n" + rows;  // a piece of the table: the header is repeated, not in its span
+  t.end = t.begin + rows.size();
+  const std::vector<std::vector<store::SentenceVector>> sentences = {
+      {sentence("| Ship | Tonnage | Home port |", t.text, at(0.99f, 1)),  // the header: never an answer
+       sentence("| --- | --- | --- |", t.text, at(0.5f, 1)),
+       sentence("| Aurora | 1200 | Bergen |", t.text, at(0.9f, 2)),
+       sentence("| Borealis | 3400.", t.text, at(0.95f, 3)),  // a row is cut at its sentence ends
+       sentence("Refitted. | Troms |", t.text, at(0.96f, 1))}};
+  const std::vector<float> question = {1, 0, 0, 0};
+  const CitedAnswer answer =
+      extract_answer("Which ships are there?", question, std::vector<Source>{t}, sentences, {.max_sentences = 3});
+  EXPECT_EQ(answer.text, header + "\n| Aurora | 1200 | Bergen [1] |\n| Borealis | 3400. Refitted. | Troms [1] |");
+  ASSERT_EQ(answer.citations.size(), 2u);
+  EXPECT_EQ(answer.citations[1].text, "| Borealis | 3400. Refitted. | Troms |");
+  EXPECT_EQ(answer.citations[1].table_header, header);
+  EXPECT_EQ(answer.citations[1].start, 40 + rows.find("| Borealis"));
+  for (const auto& c : answer.citations) {
+    EXPECT_EQ(answer.text.substr(c.answer_start, c.answer_end - c.answer_start), "[1]");
+  }
+}
+
 TEST(ExtractiveAnswerer, LeavesOutSentencesFarBelowTheBestAndAnswersNothingFromNothing) {
   Source a;
   a.number = 3, a.document = "a.md";

@@ -106,10 +106,14 @@ TEST(Collection, KeepsSentenceVectorsAndUpgradesACollectionStoredWithout) {
   }
   // A collection from before sentence vectors (schema version 1) opens, upgraded, its chunks intact.
   const auto database = dir / "kotae.db";
-  ASSERT_EQ(testing::raw_sql(database, "ALTER TABLE chunks DROP COLUMN sentences; PRAGMA user_version=1"), "");
+  ASSERT_EQ(testing::raw_sql(database,
+                             "ALTER TABLE chunks DROP COLUMN sentences; ALTER TABLE chunks DROP COLUMN table_name; "
+                             "ALTER TABLE chunks DROP COLUMN row_first; ALTER TABLE chunks DROP COLUMN row_last; "
+                             "PRAGMA user_version=1"),
+            "");
   auto reopened = Collection::open(dir);
   ASSERT_OK(reopened);
-  EXPECT_EQ(testing::raw_count(database, "PRAGMA user_version"), 2);
+  EXPECT_EQ(testing::raw_count(database, "PRAGMA user_version"), 3);
   // Its documents will be indexed again (their files no longer look unchanged), gaining sentences.
   EXPECT_EQ(testing::raw_count(database, "SELECT count(*) FROM documents WHERE sha256 = '' AND modified_ns = 0"), 1);
   EXPECT_EQ((*reopened)->chunk_count(), 2u);
@@ -207,6 +211,9 @@ TEST(Collection, StoresFindsAndRemovesDocuments) {
     EXPECT_EQ(chunk.page_first, i + 1);
     EXPECT_EQ(chunk.page_last, i + 2);
     EXPECT_EQ(chunk.heading_path, (std::vector<std::string>{"Guide", "Install \"quoted\""}));
+    EXPECT_EQ(chunk.table, i == 1 ? "Prices" : "");
+    EXPECT_EQ(chunk.row_first, i == 1 ? 2u : 0u);
+    EXPECT_EQ(chunk.row_last, i == 1 ? 10u : 0u);
     EXPECT_EQ(chunk.token_count, input.chunks[i].token_count);
   }
   // In the order asked, skipping ids that do not exist.

@@ -110,6 +110,9 @@ TEST_F(PostgresStore, StoresFindsReplacesAndRemovesDocuments) {
   EXPECT_EQ((*chunks)[0].text, "Backups run nightly.");
   EXPECT_EQ((*chunks)[0].heading_path, (std::vector<std::string>{"Guide", "Section"}));
   EXPECT_EQ((*chunks)[0].page_first, 2u);
+  EXPECT_EQ((*chunks)[0].table, "Prices");
+  EXPECT_EQ((*chunks)[0].row_first, 2u);
+  EXPECT_EQ((*chunks)[0].row_last, 10u);
   auto stored = collection.embeddings(std::vector<std::int64_t>{(*nearest)[0].chunk_id});
   ASSERT_OK(stored);
   EXPECT_EQ(*stored, std::vector<float>(guide.embedding(1).begin(), guide.embedding(1).end()));

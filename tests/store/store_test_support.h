@@ -84,6 +84,11 @@ inline DocumentInput make_document(const std::string& path, const std::string& f
     chunk.page_first = static_cast<std::uint32_t>(i + 1);
     chunk.page_last = static_cast<std::uint32_t>(i + 2);
     chunk.heading_path = heading_path;
+    if (i % 2 == 1) {  // every other chunk holds rows of a table
+      chunk.table = "Prices";
+      chunk.row_first = static_cast<std::uint32_t>(i + 1);
+      chunk.row_last = static_cast<std::uint32_t>(i + 9);
+    }
     chunk.token_count = texts[i].size() / 4 + 1;
     chunk.text = texts[i];
     input.chunks.push_back(chunk);

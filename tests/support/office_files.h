@@ -1,7 +1,8 @@
 #pragma once
 // Office and e-book files for tests, as their formats lay them out: the parts of a PPTX (presentation,
-// relationships, slides with shapes and tables) and of an EPUB (container, package, chapters), to zip
-// with write_zip. Just what Kotae's loaders read, and nothing generated is committed.
+// relationships, slides with shapes and tables), of an XLSX (workbook, sheets, shared strings, styles),
+// of an ODS (content.xml) and of an EPUB (container, package, chapters), to zip with write_zip. Just what Kotae's
+// loaders read, and nothing generated is committed.
 
 #include <string>
 #include <utility>
@@ -67,6 +68,51 @@ inline ZipParts pptx_presentation(const std::vector<std::pair<int, std::string>>
                      "<p:presentation " + kPptxNamespaces + "><p:sldIdLst>" + list + "</p:sldIdLst></p:presentation>");
   parts.emplace_back("ppt/_rels/presentation.xml.rels", pptx_relationships(targets, "slide"));
   return parts;
+}
+
+inline const std::string kSpreadsheetNamespace = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+
+// A workbook of `sheets` (name, the rows of its sheetData) in list order. Cell styles: s="1" shows a
+// date (built-in format 14), s="2" a date and time (a custom "dd/mm/yyyy hh:mm"), s="3" a number with
+// two decimals (built-in 2: no date).
+inline ZipParts xlsx_workbook(const std::vector<std::pair<std::string, std::string>>& sheets,
+                              const std::vector<std::string>& shared_strings = {}, bool date1904 = false) {
+  ZipParts parts;
+  std::string list;
+  std::vector<std::pair<std::string, std::string>> targets;
+  int n = 0;
+  for (const auto& [name, rows] : sheets) {
+    const std::string id = "rId" + std::to_string(++n);
+    list += "<sheet name=\"" + name + "\" sheetId=\"" + std::to_string(n) + "\" r:id=\"" + id + "\"/>";
+    targets.emplace_back(id, "worksheets/sheet" + std::to_string(n) + ".xml");
+    parts.emplace_back(
+        "xl/worksheets/sheet" + std::to_string(n) + ".xml",
+        "<worksheet xmlns=\"" + kSpreadsheetNamespace + "\"><sheetData>" + rows + "</sheetData></worksheet>");
+  }
+  parts.emplace_back("xl/workbook.xml", "<workbook xmlns=\"" + kSpreadsheetNamespace +
+                                            "\" xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/"
+                                            "relationships\"><workbookPr date1904=\"" +
+                                            (date1904 ? "1" : "0") + "\"/><sheets>" + list + "</sheets></workbook>");
+  parts.emplace_back("xl/_rels/workbook.xml.rels", pptx_relationships(targets, "worksheet"));
+  std::string strings = "<sst xmlns=\"" + kSpreadsheetNamespace + "\">";
+  for (const auto& text : shared_strings) strings += "<si><t>" + text + "</t></si>";
+  parts.emplace_back("xl/sharedStrings.xml", strings + "</sst>");
+  parts.emplace_back("xl/styles.xml", "<styleSheet xmlns=\"" + kSpreadsheetNamespace +
+                                          "\"><numFmts count=\"1\"><numFmt numFmtId=\"164\" "
+                                          "formatCode=\"dd/mm/yyyy\\ hh:mm\"/></numFmts><cellXfs count=\"4\">"
+                                          "<xf numFmtId=\"0\"/><xf numFmtId=\"14\"/><xf numFmtId=\"164\"/>"
+                                          "<xf numFmtId=\"2\"/></cellXfs></styleSheet>");
+  return parts;
+}
+
+inline const std::string kOdsNamespaces = R"(xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" )"
+                                          R"(xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" )"
+                                          R"(xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0")";
+
+// An ODS's content.xml whose spreadsheet holds `tables` (table:table elements).
+inline std::string ods_content(const std::string& tables) {
+  return "<office:document-content " + kOdsNamespaces + "><office:body><office:spreadsheet>" + tables +
+         "</office:spreadsheet></office:body></office:document-content>";
 }
 
 // An EPUB whose package sits in OEBPS/ and lists `chapters` (file name, XHTML body) in spine order.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "support/test_data.h"
+#include "text/loaders/document_builder.h"
 #include "text/text_boundaries.h"
 
 namespace kotae::text {
@@ -39,6 +40,15 @@ struct Paragraph {
   std::vector<std::string> heading_path;
 };
 
+TextSegment segment(std::size_t begin, std::size_t end, std::uint32_t page, std::vector<std::string> heading_path) {
+  TextSegment s;
+  s.begin = begin;
+  s.end = end;
+  s.page = page;
+  s.heading_path = std::move(heading_path);
+  return s;
+}
+
 // What a loader would produce: paragraphs joined by one blank line, one segment each.
 Document make_document(const std::vector<Paragraph>& paragraphs) {
   Document document;
@@ -46,7 +56,7 @@ Document make_document(const std::vector<Paragraph>& paragraphs) {
     if (!document.text.empty()) document.text += "\n\n";
     const std::size_t begin = document.text.size();
     document.text += p.text;
-    document.segments.push_back({begin, document.text.size(), p.page, p.heading_path});
+    document.segments.push_back(segment(begin, document.text.size(), p.page, p.heading_path));
     document.pages = std::max(document.pages, p.page);
   }
   return document;
@@ -276,6 +286,68 @@ TEST_F(ChunkerTest, WhenPagesAreUnitsNoChunkSpansTwoOfThem) {
             sentence(6) + "\n\n" + sentence(6, 1));
 }
 
+// A document with a paragraph, then a table of `rows` rows (and a header) whose cells hold
+// sentences, then a closing paragraph.
+Document table_document(std::size_t rows, std::size_t words_per_cell, std::size_t intro_words = 10) {
+  DocumentBuilder builder(1 << 20);
+  builder.add_paragraph(sentence(intro_words));
+  TableRows table;
+  table.rows.push_back({"Name", "Role", "Office"});
+  for (std::size_t r = 0; r < rows; ++r) {
+    table.rows.push_back({"Person " + std::to_string(r), sentence(words_per_cell, r), sentence(words_per_cell, r + 1)});
+  }
+  builder.add_table(table);
+  builder.add_paragraph(sentence(10, 3));
+  auto document = std::move(builder).finish("md", "", 0);
+  EXPECT_TRUE(document.ok());
+  return document.ok() ? std::move(*document) : Document{};
+}
+
+TEST_F(ChunkerTest, ALongTableIsCutBetweenRowsAndEveryPieceRepeatsItsHeader) {
+  const Document document = table_document(40, 4);
+  const std::string header = "| Name | Role | Office |\n| --- | --- | --- |";
+  const std::vector<Chunk> chunks = chunk(document, 64, 8);
+  ASSERT_GT(chunks.size(), 4u);
+  std::uint32_t next_row = 2;  // the first data row is the table's row 2
+  for (const Chunk& c : chunks) {
+    const std::string text = chunk_text(document, c);
+    EXPECT_EQ(c.token_count, count(text)) << text;
+    EXPECT_LE(c.token_count, 64u) << text;
+    if (c.table.empty()) continue;
+    EXPECT_EQ(c.table, "Table 1");
+    // Every piece reads as a table: the header first, whole rows after it.
+    EXPECT_TRUE(text.starts_with(header) || text.starts_with(sentence(10))) << text;
+    const std::string_view span = std::string_view(document.text).substr(c.begin, c.end - c.begin);
+    if (c.header_end > c.header_begin) {
+      EXPECT_EQ(document.text.substr(c.header_begin, c.header_end - c.header_begin), header);
+      EXPECT_TRUE(span.starts_with("| Person ")) << span;
+    }
+    EXPECT_TRUE(span.ends_with(" |") || span.ends_with(sentence(10, 3))) << span;
+    EXPECT_EQ(c.row_first, next_row) << text;
+    EXPECT_GE(c.row_last, c.row_first);
+    next_row = c.row_last + 1;
+  }
+  EXPECT_EQ(next_row, 42u);  // every row in a chunk, in order, none twice
+}
+
+TEST_F(ChunkerTest, ARowIsNotCutWhenAWholeRowFitsEvenIfTheChunkStaysShort) {
+  // Rows of about 20 tokens with sentence ends inside, chunks of 48: a row and the repeated header
+  // (about 17) fill a chunk; cutting inside the next row (at a sentence end) would fill it more, and
+  // is not done. Nor is the first row cut to fill the chunk of the 20-token paragraph before it.
+  const Document document = table_document(6, 6, 20);
+  const std::vector<Chunk> chunks = chunk(document, 48, 4);
+  ASSERT_GE(chunks.size(), 7u);
+  EXPECT_EQ(text_of(document, chunks[0]), sentence(20));
+  for (const Chunk& c : chunks) {
+    const std::string_view span = std::string_view(document.text).substr(c.begin, c.end - c.begin);
+    if (c.table.empty()) continue;
+    EXPECT_TRUE(span.starts_with("| Person ") || span.starts_with("| Name ")) << span;
+    EXPECT_TRUE(span.ends_with(" |") || span.ends_with(sentence(10, 3))) << span;
+    EXPECT_LE(c.token_count, 48u);
+    EXPECT_EQ(c.row_first, c.row_last);
+  }
+}
+
 TEST_F(ChunkerTest, ParagraphsThatDoNotFitAreCutAtTheBreakWithoutOverlap) {
   const std::string first = sentence(9) + " " + sentence(11, 1), second = sentence(20, 2);
   const Document document = make_document({first, second});
@@ -384,10 +456,10 @@ TEST_F(ChunkerTest, PagesAndHeadingPathsComeFromTheSegments) {
   Document document = make_document(std::vector<Paragraph>{{sentence(20), 1, intro}, {sentence(20, 1), 2, intro}});
   const std::size_t split = document.segments[1].begin + 30;
   ASSERT_EQ(document.text[split - 1], ' ');
-  document.segments.insert(document.segments.begin() + 2, {split, document.segments[1].end, 3, intro});
+  document.segments.insert(document.segments.begin() + 2, segment(split, document.segments[1].end, 3, intro));
   document.segments[1].end = split - 1;
   document.text += "\n\n" + sentence(10, 2);
-  document.segments.push_back({document.text.size() - sentence(10, 2).size(), document.text.size(), 3, details});
+  document.segments.push_back(segment(document.text.size() - sentence(10, 2).size(), document.text.size(), 3, details));
 
   const std::vector<Chunk> chunks = chunk(document, 64, 4);
   // The heading change comes after 40 tokens (over half of 64): it starts a new chunk.

@@ -49,10 +49,27 @@ void expect_document_invariants(const Document& doc) {
     const std::string_view block = std::string_view(doc.text).substr(s.begin, s.end - s.begin);
     EXPECT_EQ(block.find("\n\n"), std::string::npos) << "segment " << i;
     EXPECT_TRUE(is_valid_utf8(block));
+    if (s.in_table()) {
+      // A row of a Markdown table: one line of cells, the header's with its "| --- |" line.
+      EXPECT_TRUE(block.starts_with("| ") && block.ends_with(" |")) << block;
+      const bool header = s.begin == s.table_begin;
+      EXPECT_EQ(block.find('\n') != std::string_view::npos, header) << block;
+      if (header) {
+        EXPECT_EQ(s.header_end, s.end);
+      } else {
+        ASSERT_GT(i, 0u);
+        EXPECT_EQ(s.table_begin, doc.segments[i - 1].table_begin);
+        EXPECT_EQ(s.header_end, doc.segments[i - 1].header_end);
+      }
+      EXPECT_FALSE(s.table.empty());
+    }
     if (i + 1 < doc.segments.size()) {
-      // Ordered, non-overlapping, and separated by exactly the blank line.
-      ASSERT_EQ(doc.segments[i + 1].begin, s.end + 2) << "segment " << i;
-      EXPECT_EQ(doc.text.substr(s.end, 2), "\n\n");
+      // Ordered, non-overlapping, and separated by exactly the blank line, or a line break between
+      // the rows of a table.
+      const TextSegment& next = doc.segments[i + 1];
+      const bool rows = s.in_table() && next.in_table() && next.table_begin == s.table_begin;
+      ASSERT_EQ(next.begin, s.end + (rows ? 1 : 2)) << "segment " << i;
+      EXPECT_EQ(doc.text.substr(s.end, rows ? 1 : 2), rows ? "\n" : "\n\n");
     }
     if (doc.pages > 0) {
       EXPECT_GE(s.page, 1u);
@@ -201,8 +218,8 @@ see <https://example.org>.
                      "Intro emphasis and strong text with a link and alt text. Second line of the same paragraph "
                      "with code span and snake_case_name, 2 * 3 and ~/path.",
                      "Setext Heading", "first item", "second item continued", "1. numbered",
-                     "int main() {\nreturn 0;\n}", "Sub two", "quoted text more", "a | b", "1 | 2", "html block",
-                     "Final *literal* & done, see https://example.org."}));
+                     "int main() {\nreturn 0;\n}", "Sub two", "quoted text more", "| a | b |\n| --- | --- |",
+                     "| 1 | 2 |", "html block", "Final *literal* & done, see https://example.org."}));
   const Strings guide{"Guide"};
   const Strings setext{"Guide", "Setext Heading"};
   const Strings sub{"Guide", "Sub two"};
@@ -237,10 +254,11 @@ code line 2</pre>
   const Document doc = load_ok(write("page.html", html));
   EXPECT_EQ(doc.format, "html");
   EXPECT_EQ(doc.title, "My & Page");
-  EXPECT_EQ(segment_texts(doc),
-            (Strings{"Main Title", "Intro text with bold and link.", "Section A", "Para A1\nline two", "item one",
-                     "item two", "Sub A.1", "code line 1\ncode line 2", "Section B", "Name | Value", "x | 1", "only",
-                     "cell paragraphs | not a heading", "caf\xC3\xA9 <tag> \xE2\x98\xBA", "Footer text"}));
+  EXPECT_EQ(
+      segment_texts(doc),
+      (Strings{"Main Title", "Intro text with bold and link.", "Section A", "Para A1\nline two", "item one", "item two",
+               "Sub A.1", "code line 1\ncode line 2", "Section B", "| Name | Value |\n| --- | --- |", "| x | 1 |",
+               "| | only |", "| cell paragraphs | not a heading |", "caf\xC3\xA9 <tag> \xE2\x98\xBA", "Footer text"}));
   const Strings main{"Main Title"};
   const Strings a{"Main Title", "Section A"};
   const Strings a1{"Main Title", "Section A", "Sub A.1"};
@@ -479,8 +497,9 @@ TEST_F(LoaderTest, DocxParagraphsHeadingsAndTables) {
   const Document doc = load_ok(path);
   EXPECT_EQ(doc.format, "docx");
   EXPECT_EQ(doc.title, "Annual Report");
-  EXPECT_EQ(segment_texts(doc), (Strings{"Annual Report", "Introduction", "Hello world after tab\nnext line & more",
-                                         "Details", "A1 | B1", "A2 | B2", "box text", "Caf\xC3\xA9 end"}));
+  EXPECT_EQ(segment_texts(doc),
+            (Strings{"Annual Report", "Introduction", "Hello world after tab\nnext line & more", "Details",
+                     "| A1 | B1 |\n| --- | --- |", "| A2 | B2 |", "box text", "Caf\xC3\xA9 end"}));
   const Strings title{"Annual Report"};
   const Strings intro{"Annual Report", "Introduction"};
   const Strings details{"Annual Report", "Introduction", "Details"};

@@ -80,7 +80,10 @@ TEST_F(ZipLoaderTest, PptxReadsTablesRowByRowAndTheSpeakerNotes) {
                          pptx_shape({"1"}, 20, 0, "sldNum") + "</p:spTree></p:cSld></p:notes>");
   auto doc = load_document(zip("table.pptx", parts));
   ASSERT_TRUE(doc) << doc.error().message;
-  EXPECT_EQ(doc->text, "Results\n\nRegion | Growth\n\nNorth | 12%\n\nSouth | 7%\n\nSay the South had a late start.");
+  EXPECT_EQ(doc->text,
+            "Results\n\n| Region | Growth |\n| --- | --- |\n| North | 12% |\n| South | 7% |\n\nSay the South had a "
+            "late start.");
+  EXPECT_EQ(segment_of(*doc, "| South").row, 3u);
   EXPECT_EQ(segment_of(*doc, "Say the South").page, 1u);
 }
 
@@ -159,10 +162,11 @@ TEST_F(ZipLoaderTest, OdtReadsHeadingsParagraphsListsAndTables) {
   auto doc = load_document(zip("handbook.odt", {{"content.xml", odt_content(body)}}));
   ASSERT_TRUE(doc) << doc.error().message;
   EXPECT_EQ(doc->format, "odt");
-  EXPECT_EQ(
-      doc->text,
-      "Handbook\n\nWelcome aboard team.\n\nLeave\n\nAsk early.\n\nKind | Days\n\nAnnual | 25\n\nLine one\nline two.");
-  EXPECT_EQ(segment_of(*doc, "Annual | 25").heading_path, (std::vector<std::string>{"Handbook", "Leave"}));
+  EXPECT_EQ(doc->text,
+            "Handbook\n\nWelcome aboard team.\n\nLeave\n\nAsk early.\n\n| Kind | Days |\n| --- | --- |\n| Annual | 25 "
+            "|\n\nLine "
+            "one\nline two.");
+  EXPECT_EQ(segment_of(*doc, "| Annual | 25 |").heading_path, (std::vector<std::string>{"Handbook", "Leave"}));
   EXPECT_EQ(doc->title, "Handbook");
 }
 
@@ -241,10 +245,14 @@ TEST_F(ZipLoaderTest, EveryExtensionNamesItsFormatAndTheListSaysSo) {
   EXPECT_EQ(document_format("deck.PPTX"), "pptx");
   EXPECT_EQ(document_format("essay.odt"), "odt");
   EXPECT_EQ(document_format("novel.epub"), "epub");
-  EXPECT_EQ(document_format("sheet.xlsx"), "");
+  EXPECT_EQ(document_format("sheet.xlsx"), "xlsx");
+  EXPECT_EQ(document_format("sheet.ods"), "ods");
+  EXPECT_EQ(document_format("export.CSV"), "csv");
+  EXPECT_EQ(document_format("export.tab"), "tsv");
+  EXPECT_EQ(document_format("drawing.vsdx"), "");
   EXPECT_NE(supported_extensions().find(".pptx"), std::string::npos);
   EXPECT_NE(supported_extensions().find(".odt"), std::string::npos);
-  auto refused = load_document(dir_ / "sheet.xlsx");
+  auto refused = load_document(dir_ / "drawing.vsdx");
   ASSERT_FALSE(refused);
   EXPECT_NE(refused.error().message.find(supported_extensions()), std::string::npos) << refused.error().message;
 }

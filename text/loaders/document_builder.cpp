@@ -1,5 +1,7 @@
 #include "text/loaders/document_builder.h"
 
+#include <algorithm>
+
 #include "core/assert.h"
 #include "text/loaders/utf8_text.h"
 #include "text/unicode.h"
@@ -117,7 +119,102 @@ void DocumentBuilder::append_block(std::string_view block) {
   if (separator != 0) text += "\n\n";
   const std::size_t begin = text.size();
   text += block;
-  document_.segments.push_back(TextSegment{begin, text.size(), page_, heading_path_});
+  TextSegment segment;
+  segment.begin = begin;
+  segment.end = text.size();
+  segment.page = page_;
+  segment.heading_path = heading_path_;
+  document_.segments.push_back(std::move(segment));
+}
+
+namespace {
+
+// A cell on one line of a Markdown table: its "|" escaped so that it stays one cell.
+std::string markdown_cell(std::string_view raw) {
+  std::string cell;
+  for (const char c : normalise_line(raw)) {
+    if (c == '|') cell += '\\';
+    cell += c;
+  }
+  return cell;
+}
+
+std::string markdown_row(const std::vector<std::string>& cells) {
+  std::string line = "|";
+  for (const auto& cell : cells) (cell.empty() ? line : line.append(" ").append(cell)).append(" |");
+  return line;
+}
+
+}  // namespace
+
+void DocumentBuilder::add_table(const TableRows& table) {
+  if (stopped()) return;
+  // Normalised first, so that a row or column of spaces counts as empty.
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::uint32_t> numbers;
+  std::vector<bool> column_used;
+  for (std::size_t r = 0; r < table.rows.size(); ++r) {
+    std::vector<std::string> cells;
+    bool any = false;
+    for (std::size_t c = 0; c < table.rows[r].size(); ++c) {
+      cells.push_back(markdown_cell(table.rows[r][c]));
+      if (cells.back().empty()) continue;
+      any = true;
+      if (column_used.size() <= c) column_used.resize(c + 1, false);
+      column_used[c] = true;
+    }
+    if (!any) continue;
+    rows.push_back(std::move(cells));
+    numbers.push_back(r < table.row_numbers.size() ? table.row_numbers[r] : static_cast<std::uint32_t>(r + 1));
+  }
+  const auto columns = std::count(column_used.begin(), column_used.end(), true);
+  if (rows.size() < 2 || columns < 2) {
+    for (const auto& row : rows) add_paragraph(table_row_line(row));
+    return;
+  }
+  for (auto& row : rows) {
+    std::vector<std::string> kept;
+    for (std::size_t c = 0; c < column_used.size(); ++c) {
+      if (column_used[c]) kept.push_back(c < row.size() ? std::move(row[c]) : std::string());
+    }
+    row = std::move(kept);
+  }
+  ++tables_;
+  table_name_ = table.name.empty() ? "Table " + std::to_string(tables_) : normalise_line(table.name);
+  std::string header = markdown_row(rows[0]);
+  header += '\n';
+  header += markdown_row(std::vector<std::string>(rows[0].size(), "---"));
+  if (!append_table_line(header, document_.text.empty() ? "" : "\n\n", numbers[0])) return;
+  for (std::size_t r = 1; r < rows.size(); ++r) {
+    if (stopped() || !append_table_line(markdown_row(rows[r]), "\n", numbers[r])) return;
+  }
+}
+
+// The header line starts the table (`separator` "\n\n" or ""); every row after it is one "\n" on.
+bool DocumentBuilder::append_table_line(std::string_view line, std::string_view separator, std::uint32_t row) {
+  std::string& text = document_.text;
+  if (text.size() + separator.size() + line.size() > max_text_bytes_) {
+    limit_exceeded_ = true;
+    return false;
+  }
+  text += separator;
+  const std::size_t begin = text.size();
+  text += line;
+  if (separator != "\n") {
+    table_begin_ = begin;
+    header_end_ = text.size();
+  }
+  TextSegment segment;
+  segment.begin = begin;
+  segment.end = text.size();
+  segment.page = page_;
+  segment.heading_path = heading_path_;
+  segment.table = table_name_;
+  segment.row = std::max<std::uint32_t>(row, 1);
+  segment.table_begin = table_begin_;
+  segment.header_end = header_end_;
+  document_.segments.push_back(std::move(segment));
+  return true;
 }
 
 bool DocumentBuilder::stopped() {

@@ -17,6 +17,16 @@
 
 namespace kotae::text {
 
+// The widest table a loader keeps: LibreOffice's and Excel's widest sheet (column XFD).
+constexpr std::uint32_t kMaxTableColumns = 16384;
+
+// A table as a loader finds it: rows of raw cell text in order, the first row its header.
+struct TableRows {
+  std::string name;                            // a sheet's name; "" names it "Table N" (N counts the document's tables)
+  std::vector<std::vector<std::string>> rows;  // rows may hold fewer cells than others
+  std::vector<std::uint32_t> row_numbers;      // each row's number in its source (a sheet's); empty: 1, 2, ...
+};
+
 class DocumentBuilder {
  public:
   explicit DocumentBuilder(std::uint64_t max_text_bytes, StopWhen stop = {})
@@ -33,6 +43,12 @@ class DocumentBuilder {
   // Appends a heading of `level` (1 outermost) on one line; it closes every open heading of the same
   // or a deeper level, and it and the blocks after it carry the new heading path.
   void add_heading(int level, std::string_view raw);
+
+  // Appends a table as one block of Markdown lines: "| a | b |", the header's "| --- | --- |", then a
+  // line per row, each row a segment (text/document.h). Cells are normalised onto one line and their
+  // "|" escaped; rows and columns empty throughout are left out. A table of one row or one column is
+  // no table (a layout box, a list): its cells become paragraphs.
+  void add_table(const TableRows& table);
 
   // Closes every open heading: later blocks carry an empty heading path (a new slide without a title).
   void close_headings() {
@@ -53,12 +69,16 @@ class DocumentBuilder {
 
  private:
   void append_block(std::string_view block);
+  bool append_table_line(std::string_view line, std::string_view separator, std::uint32_t row);
 
   std::uint64_t max_text_bytes_;
   std::uint32_t page_ = 0;
   std::vector<std::pair<int, std::string>> open_headings_;  // (level, text), outermost first
   std::vector<std::string> heading_path_;
   std::string first_heading_;
+  std::uint32_t tables_ = 0;
+  std::string table_name_;
+  std::size_t table_begin_ = 0, header_end_ = 0;
   StopWhen stop_;
   bool limit_exceeded_ = false;
   std::optional<Error> stop_error_;
@@ -71,7 +91,7 @@ std::vector<std::string> normalise_blocks(std::string_view raw);
 // `raw` normalised onto one line (line breaks become spaces), as headings and titles are.
 std::string normalise_line(std::string_view raw);
 
-// A table row as one line: its cells normalised, the empty ones left out, joined by " | ".
+// A row of cells as one line: its cells normalised, the empty ones left out, joined by " | ".
 std::string table_row_line(const std::vector<std::string>& cells);
 
 }  // namespace kotae::text

@@ -1,11 +1,13 @@
 // DOCX (Office Open XML) to text: the zip is read with libzip, word/document.xml with libxml2's
 // streaming reader. Paragraphs (w:p) become blocks, runs' text (w:t) is joined (w:tab is a space,
 // w:br a line break), paragraphs whose style is a heading or the Title become headings, and tables
-// become one block per row with cells joined by " | ".
+// become Markdown tables (a merged cell's text in its first column; a nested table reads as part of
+// its cell, a row per line).
 // Zip bombs are stopped twice: by each entry's declared size and by the bytes actually inflated.
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <optional>
@@ -113,8 +115,11 @@ class BodyReader {
     std::string text;
     std::optional<int> heading_level;
   };
-  struct Row {
-    std::vector<std::string> cells;
+  struct Table {
+    TableRows rows;
+    bool in_row = false;
+    int span = 1;  // columns the open cell spans (w:gridSpan)
+    bool in_cell() const { return in_row && !rows.rows.back().empty(); }
   };
 
   void start_element(const XmlPart& reader) {
@@ -122,10 +127,24 @@ class BodyReader {
     const bool empty = reader.empty_element();
     if (name == "p") {
       if (!empty) paragraphs_.emplace_back();
+    } else if (name == "tbl") {
+      if (!empty) tables_.emplace_back();
     } else if (name == "tr") {
-      if (!empty) rows_.emplace_back();
+      if (!empty && !tables_.empty()) {
+        tables_.back().rows.rows.emplace_back();
+        tables_.back().in_row = true;
+      }
     } else if (name == "tc") {
-      if (!rows_.empty()) rows_.back().cells.emplace_back();
+      if (!tables_.empty() && tables_.back().in_row) {
+        Table& table = tables_.back();
+        table.rows.rows.back().resize(table.rows.rows.back().size() + static_cast<std::size_t>(table.span - 1));
+        table.rows.rows.back().emplace_back();
+        table.span = 1;
+      }
+    } else if (name == "gridSpan") {
+      if (!tables_.empty() && tables_.back().in_cell()) {
+        tables_.back().span = std::clamp(std::atoi(reader.attribute("val", kWordNamespace).c_str()), 1, 64);
+      }
     } else if (name == "r") {
       if (!empty) ++runs_;
     } else if (name == "t") {
@@ -157,20 +176,23 @@ class BodyReader {
       Paragraph paragraph = std::move(paragraphs_.back());
       paragraphs_.pop_back();
       end_paragraph(std::move(paragraph));
-    } else if (name == "tr" && !rows_.empty()) {
-      const std::string row = table_row_line(rows_.back().cells);
-      rows_.pop_back();
-      if (!rows_.empty() && !rows_.back().cells.empty()) {
-        rows_.back().cells.back() += ' ' + row;  // a nested table reads as part of its cell
+    } else if (name == "tr" && !tables_.empty()) {
+      tables_.back().in_row = false;
+      tables_.back().span = 1;
+    } else if (name == "tbl" && !tables_.empty()) {
+      TableRows table = std::move(tables_.back().rows);
+      tables_.pop_back();
+      if (!tables_.empty() && tables_.back().in_cell()) {
+        for (const auto& row : table.rows) tables_.back().rows.rows.back().back() += ' ' + table_row_line(row);
       } else {
-        out_.add_paragraph(row);
+        out_.add_table(table);
       }
     }
   }
 
   void end_paragraph(Paragraph paragraph) {
-    if (!rows_.empty() && !rows_.back().cells.empty()) {
-      rows_.back().cells.back() += ' ' + paragraph.text;
+    if (!tables_.empty() && tables_.back().in_cell()) {
+      tables_.back().rows.rows.back().back() += ' ' + paragraph.text;
     } else if (paragraph.heading_level) {
       if (*paragraph.heading_level == 0 && title_paragraph_.empty()) title_paragraph_ = normalise_line(paragraph.text);
       out_.add_heading(*paragraph.heading_level, paragraph.text);
@@ -183,7 +205,7 @@ class BodyReader {
   const StyleLevels& style_levels_;
   std::uint32_t max_depth_;
   std::vector<Paragraph> paragraphs_;  // open paragraphs; a text box nests one inside another
-  std::vector<Row> rows_;              // open table rows, innermost last
+  std::vector<Table> tables_;          // open tables, innermost last
   int runs_ = 0;
   bool in_text_ = false;
   std::string title_paragraph_;

@@ -18,5 +18,9 @@ Result<Document> load_docx(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_pptx(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_odt(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_epub(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_xlsx(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_ods(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_csv(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_tsv(std::string_view bytes, const LoadLimits& limits);
 
 }  // namespace kotae::text

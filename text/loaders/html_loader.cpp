@@ -1,13 +1,17 @@
 // HTML to text with libxml2's forgiving HTML parser: headings h1-h6 become headings, block elements
 // end a paragraph, inline text is joined with whitespace collapsed (kept inside <pre>), and parts a
 // reader does not read as content (scripts, styles, navigation, templates, the <head> except its
-// <title>) are dropped. Entities and the declared charset are libxml2's to decode.
+// <title>) are dropped. A table is a Markdown table (its caption a paragraph before it; a cell that
+// spans columns keeps its text in the first); a table inside a cell is part of that cell's line.
+// Entities and the declared charset are libxml2's to decode.
 
 #include <libxml/HTMLparser.h>
 #include <libxml/tree.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstdlib>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -134,6 +138,13 @@ class HtmlWalker {
       paragraph_ += '\n';
       return;
     }
+    if (name == "table" && !one_line) {
+      flush();
+      TableRows table;
+      read_rows(node->children, depth + 1, table);
+      out_.add_table(table);
+      return;
+    }
     if (name == "td" || name == "th") {
       // Cells of one row stay on one line, told apart by " | "; empty cells (layout, icons) vanish.
       const std::size_t start = paragraph_.size();
@@ -165,6 +176,46 @@ class HtmlWalker {
     if (preformatted) --preformatted_;
     if (row) cells_in_row_.pop_back();
     break_block(one_line);
+  }
+
+  // The rows of a table, in its thead, tbody and tfoot (not those of tables inside its cells).
+  void read_rows(const xmlNode* node, std::uint32_t depth, TableRows& table) {
+    if (depth > max_depth_) {
+      too_deep_ = true;
+      return;
+    }
+    for (; node != nullptr && !too_deep_ && !out_.stopped(); node = node->next) {
+      if (node->type != XML_ELEMENT_NODE || is_skipped(node)) continue;
+      const std::string_view name = name_of(node);
+      if (name == "caption") {
+        walk_element(node, depth);
+      } else if (name == "tr") {
+        read_cells(node->children, depth + 1, table.rows.emplace_back());
+      } else {
+        read_rows(node->children, depth + 1, table);
+      }
+    }
+  }
+
+  void read_cells(const xmlNode* node, std::uint32_t depth, std::vector<std::string>& row) {
+    for (; node != nullptr && !too_deep_; node = node->next) {
+      if (node->type != XML_ELEMENT_NODE || !is_one_of(name_of(node), {"td", "th"})) continue;
+      std::string outside = std::move(paragraph_);
+      paragraph_.clear();
+      ++one_line_;
+      walk_children(node->children, depth + 1);
+      --one_line_;
+      row.push_back(std::move(paragraph_));
+      paragraph_ = std::move(outside);
+      row.resize(row.size() + static_cast<std::size_t>(column_span(node) - 1));
+    }
+  }
+
+  static int column_span(const xmlNode* cell) {
+    xmlChar* value = xmlGetProp(cell, reinterpret_cast<const xmlChar*>("colspan"));
+    const int span = value == nullptr ? 1 : std::atoi(reinterpret_cast<const char*>(value));
+    xmlFree(value);
+    return std::clamp(span, 1, 64);
   }
 
   // A block element ends the paragraph, except on a line that must stay whole, where it only

@@ -25,6 +25,7 @@ struct Extension {
 constexpr Extension kExtensions[] = {
     {".txt", "txt"},    {".text", "txt"}, {".md", "md"},     {".markdown", "md"}, {".html", "html"}, {".htm", "html"},
     {".xhtml", "html"}, {".pdf", "pdf"},  {".docx", "docx"}, {".pptx", "pptx"},   {".odt", "odt"},   {".epub", "epub"},
+    {".xlsx", "xlsx"},  {".ods", "ods"},  {".csv", "csv"},   {".tsv", "tsv"},     {".tab", "tsv"},
 };
 
 }  // namespace
@@ -101,6 +102,10 @@ Result<Document> load_document_bytes(std::string_view bytes, std::string_view fo
   if (format == "pptx") return load_pptx(bytes, limits);
   if (format == "odt") return load_odt(bytes, limits);
   if (format == "epub") return load_epub(bytes, limits);
+  if (format == "xlsx") return load_xlsx(bytes, limits);
+  if (format == "ods") return load_ods(bytes, limits);
+  if (format == "csv") return load_csv(bytes, limits);
+  if (format == "tsv") return load_tsv(bytes, limits);
   return make_error(ErrorCode::unsupported, "unsupported document format '" + std::string(format) + "'");
 }
 

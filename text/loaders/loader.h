@@ -1,7 +1,7 @@
 #pragma once
-// Loads a file into a Document (text/document.h): plain text, Markdown, HTML, PDF, DOCX, PPTX, ODT or
-// EPUB, chosen by the file's extension. Every failure is a per-file Error that names the file and the reason
-// (corrupt, encrypted, empty, unsupported, too large); nothing here throws or aborts on bad input.
+// Loads a file into a Document (text/document.h): plain text, Markdown, HTML, PDF, DOCX, PPTX, ODT,
+// EPUB, XLSX, ODS, CSV or TSV, chosen by the file's extension. Every failure is a per-file Error that names the file
+// and the reason (corrupt, encrypted, empty, unsupported, too large); nothing here throws or aborts on bad input.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,19 +17,20 @@ namespace kotae::text {
 
 // Limits against hostile or broken files; exceeding one is an invalid_argument error naming it.
 struct LoadLimits {
-  std::uint64_t max_file_bytes = 256ull << 20;          // size on disk
-  std::uint32_t max_pages = 10000;                      // PDF pages, PPTX slides, EPUB chapters
-  std::uint64_t max_decompressed_bytes = 512ull << 20;  // DOCX/PPTX/ODT/EPUB: bytes inflated from the zip (bombs)
-  std::uint32_t max_depth = 256;                        // HTML and XML element nesting
-  std::uint64_t max_text_bytes = 64ull << 20;           // extracted text
+  std::uint64_t max_file_bytes = 256ull << 20;  // size on disk
+  std::uint32_t max_pages = 10000;              // PDF pages, PPTX slides, EPUB chapters, XLSX sheets
+  std::uint64_t max_decompressed_bytes = 512ull
+                                         << 20;  // DOCX/PPTX/ODT/EPUB/XLSX/ODS: bytes inflated from the zip (bombs)
+  std::uint32_t max_depth = 256;                 // HTML and XML element nesting
+  std::uint64_t max_text_bytes = 64ull << 20;    // extracted text
   StopWhen stop;  // asked between pages and blocks: a cancelled job or a spent time budget ends the load
 };
 
-// "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub" for a supported path (by extension,
-// case-insensitive: supported_extensions()), "" otherwise.
+// "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv", "tsv" for a supported path (by
+// extension, case-insensitive: supported_extensions()), "" otherwise.
 std::string document_format(const std::filesystem::path& path);
 
-// The extensions document_format knows, space-separated: ".txt .text ... .odt".
+// The extensions document_format knows, space-separated: ".txt .text ... .tsv .tab".
 std::string supported_extensions();
 
 // Reads and converts one file. Empty documents (no text after extraction) are an error.

@@ -275,25 +275,25 @@ std::size_t list_item_start(std::string_view t, std::size_t* keep) {
   return i + 1;
 }
 
-// One table row's cells joined with " | ", outer pipes dropped.
-std::string table_row(std::string_view t) {
+// One table row's cells, outer pipes dropped and "\\|" read as "|".
+std::vector<std::string> table_cells(std::string_view t) {
   t = trim(t);
   if (t.starts_with('|')) t.remove_prefix(1);
   if (t.ends_with('|') && !t.ends_with("\\|")) t.remove_suffix(1);
-  std::string row;
-  std::size_t start = 0;
+  std::vector<std::string> cells;
+  std::string cell;
   for (std::size_t i = 0; i <= t.size(); ++i) {
-    if (i < t.size() && t[i] == '\\') {
+    if (i + 1 < t.size() && t[i] == '\\' && t[i + 1] == '|') {
+      cell += '|';
       ++i;
-      continue;
-    }
-    if (i == t.size() || t[i] == '|') {
-      if (!row.empty()) row += " | ";
-      row += strip_inline(trim(t.substr(start, i - start)));
-      start = i + 1;
+    } else if (i == t.size() || t[i] == '|') {
+      cells.push_back(strip_inline(trim(cell)));
+      cell.clear();
+    } else {
+      cell += t[i];
     }
   }
-  return row;
+  return cells;
 }
 
 class MarkdownReader {
@@ -313,6 +313,7 @@ class MarkdownReader {
     std::size_t first = skip_front_matter(lines);
     for (std::size_t i = first; i < lines.size() && !out_.stopped(); ++i) read_line(lines[i]);
     flush();
+    end_table();
   }
 
  private:
@@ -334,7 +335,7 @@ class MarkdownReader {
     }
     if (is_blank(line)) {
       flush();
-      in_table_ = false;
+      end_table();
       return;
     }
     std::string_view t;
@@ -399,12 +400,12 @@ class MarkdownReader {
         const std::string header = lines_[0];
         lines_.clear();
         block_ = Block::none;
-        out_.add_paragraph(table_row(header));
+        table_.rows.push_back(table_cells(header));
         in_table_ = true;
         return;
       }
     }
-    if (in_table_) return out_.add_paragraph(table_row(t));
+    if (in_table_) return table_.rows.push_back(table_cells(t));
     if (is_thematic_break(t)) return flush();
     if (block_ != Block::paragraph && is_link_definition(t)) return;
 
@@ -457,6 +458,12 @@ class MarkdownReader {
     return joined;
   }
 
+  void end_table() {
+    if (in_table_) out_.add_table(table_);
+    table_.rows.clear();
+    in_table_ = false;
+  }
+
   void flush() {
     if (block_ == Block::code) {
       std::string code;
@@ -479,6 +486,7 @@ class MarkdownReader {
   bool list_item_ = false;
   bool quoted_ = false;
   bool in_table_ = false;
+  TableRows table_;
   bool in_comment_ = false;
   char fence_char_ = 0;
   std::size_t fence_length_ = 0;

@@ -2,8 +2,8 @@
 // streaming reader (XmlPart). Slides come in the presentation's order (ppt/presentation.xml's slide
 // list, resolved through its relationships); each slide is a page, so every chunk knows its slide.
 // Within a slide the title comes first, as a heading, then the other shapes top to bottom and left to
-// right (their offsets), each paragraph (a:p) a block; a table's rows are blocks with cells joined by
-// " | ", as DOCX's are; the speaker notes (the notes slide's body) follow the slide's shapes.
+// right (their offsets), each paragraph (a:p) a block, a table a Markdown table, as DOCX's are; the
+// speaker notes (the notes slide's body) follow the slide's shapes.
 
 #include <algorithm>
 #include <cstdlib>
@@ -16,6 +16,7 @@
 
 #include "text/loaders/document_builder.h"
 #include "text/loaders/format_loaders.h"
+#include "text/loaders/package_relationships.h"
 #include "text/loaders/quiet_libxml.h"
 #include "text/loaders/xml_part.h"
 #include "text/loaders/zip_archive.h"
@@ -25,46 +26,11 @@ namespace {
 
 constexpr std::string_view kPresentation = "http://schemas.openxmlformats.org/presentationml/2006/main";
 constexpr std::string_view kDrawing = "http://schemas.openxmlformats.org/drawingml/2006/main";
-constexpr std::string_view kRelationshipIds = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
-constexpr std::string_view kRelationships = "http://schemas.openxmlformats.org/package/2006/relationships";
 
-std::string rels_of(std::string_view part) {
-  const auto slash = part.rfind('/');
-  const std::string folder = zip_folder_of(part);
-  return (folder.empty() ? "" : folder + "/") + "_rels/" +
-         std::string(slash == std::string_view::npos ? part : part.substr(slash + 1)) + ".rels";
-}
-
-struct Relationship {
-  std::string type;    // the last segment of the type URI: "slide", "notesSlide"
-  std::string target;  // the part's path in the archive
-};
-
-// Id -> relationship of `part`, from its .rels part (none when it has no such part).
-Result<std::map<std::string, Relationship, std::less<>>> read_relationships(ZipArchive& archive, std::string_view part,
-                                                                            std::uint32_t max_depth) {
-  std::map<std::string, Relationship, std::less<>> found;
-  const std::string rels = rels_of(part);
-  auto xml = archive.read(rels);
-  if (!xml) return xml.error();
-  if (!*xml) return found;
-  XmlPart reader(**xml, "PPTX", rels);
-  while (reader.next()) {
-    if (reader.type() != XML_READER_TYPE_ELEMENT) continue;
-    if (auto deep = reader.too_deep(max_depth)) return *deep;
-    if (!reader.is("Relationship", kRelationships) || reader.attribute("TargetMode") == "External") continue;
-    std::string type = reader.attribute("Type");
-    type.erase(0, type.rfind('/') + 1);
-    found[reader.attribute("Id")] = {std::move(type),
-                                     resolve_zip_path(zip_folder_of(part), reader.attribute("Target"))};
-  }
-  if (auto error = reader.error(max_depth)) return *error;
-  return found;
-}
-
-// One shape's text: its paragraphs (a table's rows), its place on the slide and whether it is a title.
+// One shape's text: its paragraphs or its table, its place on the slide and whether it is a title.
 struct Shape {
   std::vector<std::string> blocks;
+  TableRows table;
   long long y = 0, x = 0;
   bool title = false;
   bool skipped = false;  // a placeholder of the notes page that is not the notes (slide image, number)
@@ -132,7 +98,8 @@ Result<std::vector<Shape>> read_shapes(const std::string& xml, std::string_view 
         paragraph.clear();
       } else if (drawing && name == "tr" && in_row) {
         in_row = false;
-        shapes.back().blocks.push_back(table_row_line(row));
+        shapes.back().table.rows.push_back(std::move(row));
+        row.clear();
       }
     } else if (in_text && reader.is_text()) {
       paragraph += reader.value();
@@ -147,7 +114,7 @@ Result<std::vector<std::string>> read_slide_order(ZipArchive& archive, const Loa
   constexpr std::string_view kMain = "ppt/presentation.xml";
   auto xml = archive.read_required(kMain);
   if (!xml) return xml.error();
-  auto relationships = read_relationships(archive, kMain, limits.max_depth);
+  auto relationships = read_relationships(archive, kMain, "PPTX", limits.max_depth);
   if (!relationships) return relationships.error();
   std::vector<std::string> slides;
   XmlPart reader(*xml, "PPTX", kMain);
@@ -194,6 +161,7 @@ Result<Document> load_pptx(std::string_view bytes, const LoadLimits& limits) {
     for (const Shape& shape : *shapes) {
       if (!shape.title) {
         for (const std::string& block : shape.blocks) builder.add_paragraph(block);
+        builder.add_table(shape.table);
         continue;
       }
       // A title set over several paragraphs is one heading.
@@ -203,7 +171,7 @@ Result<Document> load_pptx(std::string_view bytes, const LoadLimits& limits) {
       if (first_title.empty()) first_title = normalise_line(heading);
     }
     // The speaker notes: the notes slide's body placeholder (its slide image and number are skipped).
-    auto relationships = read_relationships(*archive, part, limits.max_depth);
+    auto relationships = read_relationships(*archive, part, "PPTX", limits.max_depth);
     if (!relationships) return relationships.error();
     for (const auto& [id, relationship] : *relationships) {
       if (relationship.type != "notesSlide") continue;
@@ -215,6 +183,7 @@ Result<Document> load_pptx(std::string_view bytes, const LoadLimits& limits) {
       for (const Shape& shape : *note_shapes) {
         if (shape.skipped || shape.title) continue;
         for (const std::string& block : shape.blocks) builder.add_paragraph(block);
+        builder.add_table(shape.table);
       }
     }
   }

@@ -18,11 +18,13 @@ export interface Source {
   number: number; chunk_id: number; document_id: number; document: string; title: string; format: string;
   page_first: number; page_last: number; start: number; end: number; relevance: number; score: number;
   heading_path: string[]; text: string;
+  table?: string; row_first?: number; row_last?: number;  // a piece of a table: which one, which rows
 }
 export interface Citation {
   number: number; chunk_id: number; document_id: number; document: string; title: string; format: string;
   page: number | null; page_last: number | null; start: number; end: number; text: string;
   answer_start: number; answer_end: number;
+  table_header?: string;  // a cited table row's header lines
 }
 export interface SearchHit {
   rank: number; score: number; chunk_id: number; document_id: number; document: string; title: string; format: string;

@@ -7,6 +7,7 @@
 import { Api, ApiError, type Answer, type Citation, type Conversation, type Source, type Timings } from "./api";
 import { byId, formatMs, h } from "./dom";
 import { renderMarkdown } from "./markdown";
+import { placeOf } from "./place";
 import { showHits } from "./search_view";
 import { remember, type Settings } from "./settings";
 import { citationSpan, SourcePanel } from "./source_panel";
@@ -212,7 +213,9 @@ function assistantMessage(): HTMLLIElement {
 }
 
 function citeButton(citation: Citation, sources: Source[], panel: SourcePanel): HTMLButtonElement {
-  const page = citation.page ? `, ${citation.format === "pptx" ? "slide" : "page"} ${citation.page}` : "";
+  const source = sources.find(s => s.number === citation.number);
+  const page = placeOf({ format: citation.format, page: citation.page ?? 0, page_last: citation.page ?? 0,
+    table: source?.table, row_first: source?.row_first, row_last: source?.row_last });
   const button = h("button", {
     type: "button", class: "cite", "aria-pressed": "false", "data-source": citation.number,
     "aria-label": `Source ${citation.number}: ${citation.title || citation.document}${page}`,

@@ -5,6 +5,7 @@
 
 import { Api, type Citation, type Source } from "./api";
 import { append, byId, formatMs, h } from "./dom";
+import { placeOf } from "./place";
 import { splitAtByteSpan } from "./text_spans";
 
 // What the panel opens: a citation's or a search hit's bytes of one document.
@@ -56,7 +57,7 @@ export class SourcePanel {
       span.format === "pdf" ? h("blockquote", { class: "source-text", "aria-label": "The cited text" }, quote) : null,
       sources.length > 1 ? h("div", { class: "other-sources" }, h("strong", {}, "All sources of this answer"),
         h("ol", {}, ...sources.map(s => h("li", { value: s.number },
-          `${s.title || s.document}${s.page_first ? `, ${s.format === "pptx" ? "slide" : "page"} ${s.page_first}` : ""} (relevance ${s.relevance.toFixed(2)})`)))) : null);
+          `${s.title || s.document}${placeOf({ format: s.format, page: s.page_first, page_last: s.page_first, table: s.table, row_first: s.row_first, row_last: s.row_last })} (relevance ${s.relevance.toFixed(2)})`)))) : null);
     this.panel.hidden = false;
     this.panel.parentElement?.classList.add("with-source");
     this.panel.focus();

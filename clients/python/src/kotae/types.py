@@ -119,6 +119,9 @@ class SearchHit(TypedDict):
     vector_rank: int
     text: str
     rerank_score: NotRequired[float]
+    table: NotRequired[str]  # a piece of a table: the table or sheet, and which rows
+    row_first: NotRequired[int]
+    row_last: NotRequired[int]
 
 
 class SearchResponse(TypedDict):
@@ -140,6 +143,7 @@ class Citation(TypedDict):
     text: str
     answer_start: int
     answer_end: int
+    table_header: NotRequired[str]  # a cited table row's header lines
 
 
 class Source(TypedDict):
@@ -155,6 +159,9 @@ class Source(TypedDict):
     score: float
     heading_path: List[str]
     text: str
+    table: NotRequired[str]  # a piece of a table: the table or sheet, and which rows
+    row_first: NotRequired[int]
+    row_last: NotRequired[int]
 
 
 class Answer(TypedDict):
