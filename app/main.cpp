@@ -92,6 +92,10 @@ int main(int argc, char** argv) {
       ->add_option("--max-seconds-per-file", index.max_seconds_per_file,
                    "a file still loading or embedding after this long fails and the run goes on (0: no limit)")
       ->check(CLI::Range(0.0, 86400.0));
+  index_cmd
+      ->add_option("--ocr-languages", index.ocr_languages,
+                   "Tesseract languages for scanned PDF pages and images, joined by '+' (eng+deu); \"\" for no OCR")
+      ->capture_default_str();
   index_cmd->add_option("--wait", index.wait_s, "seconds to wait for another process writing the collection")
       ->capture_default_str()
       ->check(CLI::Range(0, 86400));

@@ -75,6 +75,8 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
       ->check(CLI::Range(1, 1000000));
   flag("--ingest-threads", o.ingest.threads, "KOTAE_INGEST_THREADS", "ingestion jobs running at once")
       ->check(CLI::Range(1, 64));
+  flag("--ocr-languages", o.ingest.ocr_languages, "KOTAE_OCR_LANGUAGES",
+       "Tesseract languages for scanned PDF pages and images, joined by '+' (eng+deu); \"\" for no OCR");
   flag("--ingest-seconds-per-file", o.ingest.max_seconds_per_file, "KOTAE_INGEST_SECONDS_PER_FILE",
        "an uploaded file still loading or embedding after this long fails; its job goes on (0: no limit)")
       ->check(CLI::Range(0.0, 86400.0));

@@ -65,6 +65,8 @@ CLI::App* add_worker_command(CLI::App& app, WorkerOptions& o) {
   flag("--max-attempts", o.ingest.queue.max_attempts, "KOTAE_QUEUE_MAX_ATTEMPTS",
        "attempts at a file before it goes to the dead-letter stream")
       ->check(CLI::Range(1, 100));
+  flag("--ocr-languages", o.ingest.ocr_languages, "KOTAE_OCR_LANGUAGES",
+       "Tesseract languages for scanned PDF pages and images, joined by '+' (eng+deu); \"\" for no OCR");
   flag("--seconds-per-file", o.ingest.max_seconds_per_file, "KOTAE_INGEST_SECONDS_PER_FILE",
        "an attempt still loading or embedding after this long fails and is retried (0: no limit)")
       ->check(CLI::Range(0.0, 86400.0));

@@ -12,6 +12,7 @@
 #include "model/sentence_encoder.h"
 #include "platform/cpu_features.h"
 #include "platform/gpu_devices.h"
+#include "text/loaders/ocr.h"
 
 namespace kotae::assembly {
 namespace {
@@ -143,6 +144,9 @@ nlohmann::json doctor_report(const std::filesystem::path& data_dir) {
                          {"cpu_features", llama.cpu_features},
                          {"cpu_weight_layouts", llama.cpu_weight_layouts},
                          {"amx", llama.uses_amx()}};
+  const text::OcrInfo ocr = text::ocr_info();
+  report["ocr"] = {
+      {"engine", ocr.engine}, {"version", ocr.version}, {"data_path", ocr.data_path}, {"languages", ocr.languages}};
   report["gpu"] = gpu_report();
   report["data_dir"] = data_dir.string();
   report["models_dir"] = models_dir(data_dir).string();

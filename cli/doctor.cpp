@@ -45,6 +45,12 @@ void print_text(const nlohmann::json& r) {
   std::printf("  GPU offload %s\n", llama["gpu_offload"].get<bool>()
                                         ? "yes: the generator's layers go to the GPU (--gpu-layers)"
                                         : "no (a CPU build; scripts/setup --cuda builds the CUDA back-end)");
+  const auto& ocr = r["ocr"];
+  std::string languages;
+  for (const auto& l : ocr["languages"]) languages += l.get<std::string>() + " ";
+  std::printf("OCR          %s %s\n  languages  %s(in %s)\n", ocr["engine"].get<std::string>().c_str(),
+              ocr["version"].get<std::string>().c_str(), languages.empty() ? "none " : languages.c_str(),
+              ocr["data_path"].get<std::string>().c_str());
   const auto& gpu = r["gpu"];
   if (gpu["present"].get<bool>()) {
     for (const auto& d : gpu["devices"]) {

@@ -1,7 +1,9 @@
 #include "cli/index_command.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +27,8 @@ int run_index(const IndexOptions& options) {
   if (options.chunk_tokens) ingest.chunking.max_tokens = options.chunk_tokens;
   if (options.overlap_given) ingest.chunking.overlap_tokens = options.overlap_tokens;
   ingest.max_seconds_per_file = options.max_seconds_per_file;
+  ingest.limits.ocr_languages = options.ocr_languages;
+  ingest.limits.ocr_threads = std::max(1u, std::thread::hardware_concurrency());  // a scan's pages at once
 
   auto files = rag::select_files(options.paths, {options.include, options.exclude});
   if (!files) return report_error(files.error());

@@ -21,8 +21,9 @@ struct IndexOptions {
   std::size_t overlap_tokens = 0;
   bool overlap_given = false;
   bool json = false;
-  double max_seconds_per_file = 0;  // 0: no time budget
-  int wait_s = 60;                  // for another process writing the collection
+  double max_seconds_per_file = 0;    // 0: no time budget
+  std::string ocr_languages = "eng";  // Tesseract's for scans and images; "": no OCR
+  int wait_s = 60;                    // for another process writing the collection
 };
 
 int run_index(const IndexOptions& options);

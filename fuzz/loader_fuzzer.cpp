@@ -1,9 +1,9 @@
 // One loader fuzz target per format: the same source, built with KOTAE_FUZZ_FORMAT set to "html",
-// "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv" or "md" (fuzz/CMakeLists.txt). The input is a whole file.
-// Every input must give a Document that keeps its contract or an Error; never a crash, a leak, UB or a hang. The zip
-// formats: an input that is not a zip ("PK...") is the XML of the parts the loader walks, separated by NUL bytes,
-// zipped here with stored entries (and, for PPTX, the fixed parts that lead to them), so that mutations reach our XML
-// walk rather than stop at libzip's checksums:
+// "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv", "eml", "mbox" or "md" (fuzz/CMakeLists.txt). The input is
+// a whole file. Every input must give a Document that keeps its contract or an Error; never a crash, a leak, UB or a
+// hang. The zip formats: an input that is not a zip ("PK...") is the XML of the parts the loader walks, separated by
+// NUL bytes, zipped here with stored entries (and, for PPTX, the fixed parts that lead to them), so that mutations
+// reach our XML walk rather than stop at libzip's checksums:
 //   docx: word/document.xml, word/styles.xml, docProps/core.xml
 //   pptx: ppt/slides/slide1.xml, ppt/notesSlides/notesSlide1.xml, docProps/core.xml
 //   odt:  content.xml, meta.xml
@@ -79,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_decompressed_bytes = 4 << 20;
   limits.max_depth = 64;
   limits.max_text_bytes = 1 << 20;
+  limits.ocr_languages = "";  // Tesseract is not ours to fuzz (and takes seconds a page): a scan reads as no text
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   std::string zipped;
   const std::string_view format = KOTAE_FUZZ_FORMAT;

@@ -80,7 +80,7 @@ Result<fs::path> stored_upload(const assembly::ServedCollection& c, const std::s
 }  // namespace
 
 IngestJobs::IngestJobs(IngestJobsOptions options, std::shared_ptr<store::JobRecordStore> records)
-    : options_(options), records_(std::move(records)) {
+    : options_(std::move(options)), records_(std::move(records)) {
   workers_left_ = std::max<std::size_t>(options_.threads, 1);
   for (std::size_t i = 0; i < workers_left_; ++i) threads_.emplace_back([this] { work(); });
 }
@@ -358,6 +358,8 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
   options.chunking.overlap_tokens = c.store->info().overlap_tokens;
   options.max_seconds_per_file = options_.max_seconds_per_file;
   options.cancelled = &job.stop;
+  options.limits.ocr_languages = options_.ocr_languages;
+  options.limits.ocr_threads = static_cast<std::uint32_t>(options_.threads);  // a scan's pages, as many as jobs
   rag::Ingester ingester(*c.store, *c.bulk_encoder, options);
   bool interrupted = false;
   for (std::size_t i = 0; i < job.status.files.size(); ++i) {

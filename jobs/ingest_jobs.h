@@ -35,6 +35,7 @@ struct IngestJobsOptions {
   std::size_t threads = 1;                // jobs running at once
   std::size_t finished_kept = 1000;       // finished jobs remembered per tenant (the oldest are forgotten first)
   double max_seconds_per_file = 600;      // a file still loading or embedding after this fails; the job goes on
+  std::string ocr_languages = "eng";      // Tesseract's for scans and images ("eng+deu"; "": no OCR)
   std::chrono::seconds writer_wait{300};  // for another process (the CLI) writing the same collection
 };
 

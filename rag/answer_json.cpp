@@ -1,6 +1,27 @@
 #include "rag/answer_json.h"
 
+#include <cmath>
+
 namespace kotae::rag {
+
+namespace {
+
+// Where OCR'd lines are: their page and box (fractions of the page from its top-left corner), for a
+// viewer to draw; their bytes are the citation's or source's own.
+nlohmann::json boxes_json(const std::vector<text::TextBox>& boxes) {
+  const auto rounded = [](float f) { return std::round(static_cast<double>(f) * 1e4) / 1e4; };
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& b : boxes) {
+    out.push_back({{"page", b.page},
+                   {"left", rounded(b.left)},
+                   {"top", rounded(b.top)},
+                   {"right", rounded(b.right)},
+                   {"bottom", rounded(b.bottom)}});
+  }
+  return out;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const Citation& c) {
   nlohmann::json j{{"number", c.number},
@@ -17,6 +38,7 @@ nlohmann::json to_json(const Citation& c) {
                    {"answer_start", c.answer_start},
                    {"answer_end", c.answer_end}};
   if (!c.table_header.empty()) j["table_header"] = c.table_header;
+  if (!c.boxes.empty()) j["boxes"] = boxes_json(c.boxes);
   return j;
 }
 

@@ -35,6 +35,7 @@ Source to_source(const search::SearchHit& hit, double relevance) {
   s.table = hit.chunk.table;
   s.row_first = hit.chunk.row_first;
   s.row_last = hit.chunk.row_last;
+  s.boxes = hit.chunk.boxes;
   s.text = hit.chunk.text;
   s.relevance = relevance;
   s.score = hit.score;

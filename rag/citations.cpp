@@ -161,6 +161,9 @@ Citation cite(const Source& source, std::size_t begin, std::size_t end) {
   c.end = document_offset(source, end);
   c.text = source.text.substr(begin, end - begin);
   c.table_header = std::move(header);
+  for (const auto& box : source.boxes) {
+    if (box.begin < c.end && c.start < box.end) c.boxes.push_back(box);
+  }
   return c;
 }
 

@@ -30,6 +30,7 @@ struct Citation {
   std::string table_header;                      // for a cited table row (the whole row is cited), its
                                                  // table's header lines "| a | b |\n| --- | --- |"; else ""
   std::size_t answer_start = 0, answer_end = 0;  // the "[n]" marker's bytes in the answer
+  std::vector<text::TextBox> boxes;              // of OCR'd text: the lines the cited bytes are on
 };
 
 struct CitedAnswer {

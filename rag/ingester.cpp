@@ -7,11 +7,25 @@
 #include <fstream>
 #include <iterator>
 
+#include <nlohmann/json.hpp>
+
 #include "core/sha256.h"
 #include "rag/chunk_embedding.h"
 
 namespace kotae::rag {
 namespace {
+
+// The caller's metadata (a JSON object, or empty) with what the file says of itself (an e-mail's
+// from, to, date, subject) added where the caller did not set the same key.
+std::string with_file_metadata(const std::string& metadata_json, const text::Document& document) {
+  if (document.metadata.empty()) return metadata_json;
+  nlohmann::json metadata = nlohmann::json::parse(metadata_json.empty() ? "{}" : metadata_json, nullptr, false);
+  if (!metadata.is_object()) return metadata_json;
+  for (const auto& [key, value] : document.metadata) {
+    if (!metadata.contains(key)) metadata[key] = value;
+  }
+  return metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -62,7 +76,7 @@ const char* to_string(FileStatus status) {
 }
 
 Ingester::Ingester(store::Collection& collection, const Encoder& encoder, IngestOptions options)
-    : collection_(collection), encoder_(encoder), options_(options) {
+    : collection_(collection), encoder_(encoder), options_(std::move(options)) {
   // The encoder reads max_length tokens including [CLS] and [SEP]; a longer chunk would be cut.
   const std::size_t fits = encoder_.max_length() > 2 ? encoder_.max_length() - 2 : 1;
   options_.chunking.max_tokens = std::min(options_.chunking.max_tokens, fits);
@@ -256,6 +270,7 @@ Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const
     r.table = chunk.table;
     r.row_first = chunk.row_first;
     r.row_last = chunk.row_last;
+    r.boxes = chunk.boxes;
     r.text = text::chunk_text(document, chunk);
     texts.push_back(r.text);
     records.push_back(std::move(r));
@@ -279,6 +294,7 @@ Result<std::size_t> Ingester::store_document(store::DocumentRecord record, const
 
   const auto store_start = Clock::now();
   record.text = document.text;
+  record.metadata_json = with_file_metadata(record.metadata_json, document);
   record.chunk_count = static_cast<std::int64_t>(records.size());
   auto stored = collection_.put_document(record, records, embedded.vectors.values, embedded.sentences);
   stages_.store += seconds_since(store_start);

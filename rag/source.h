@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "text/document.h"
+
 namespace kotae::rag {
 
 struct Source {
@@ -22,6 +24,7 @@ struct Source {
   std::vector<std::string> heading_path;
   std::string table;                          // the table or sheet whose rows the chunk holds, "" when none
   std::uint32_t row_first = 0, row_last = 0;  // and which rows (store::ChunkRecord)
+  std::vector<text::TextBox> boxes;           // the OCR'd lines the chunk touches
   std::string text;      // a table's piece starts with the table's header (store::ChunkRecord::repeated_bytes)
   double relevance = 0;  // cosine similarity of the chunk's vector and the question's
   double score = 0;      // the retriever's ranking score (fused, or the reranker's)

@@ -89,8 +89,11 @@ Result<void> DocumentFiles::forget(const assembly::ServedCollection& collection,
 
 std::string inline_content_type(std::string_view format) {
   if (format == "pdf") return "application/pdf";
+  if (format == "png") return "image/png";  // images of scans, shown with their OCR'd lines' boxes
+  if (format == "jpg") return "image/jpeg";
+  if (format == "webp") return "image/webp";
   if (format == "txt" || format == "md") return "text/plain; charset=utf-8";
-  return "";  // HTML and DOCX are never rendered from this origin
+  return "";  // HTML, DOCX and TIFF (which browsers do not draw) are never rendered from this origin
 }
 
 }  // namespace kotae::server

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "store/line_boxes.h"
 #include "store/postgres_schema.h"
 #include "store/schema.h"
 
@@ -68,11 +69,13 @@ ALTER TABLE chunks ADD COLUMN table_name text NOT NULL DEFAULT '',
   ADD COLUMN row_first bigint NOT NULL DEFAULT 0,
   ADD COLUMN row_last bigint NOT NULL DEFAULT 0;
 )sql";
-constexpr const char* kRecordsSteps[] = {kRecordsVersion1, kRecordsVersion2};
+// Version 3: the OCR'd lines a chunk touches, with their boxes (store/line_boxes.h).
+constexpr const char* kRecordsVersion3 = "ALTER TABLE chunks ADD COLUMN boxes text NOT NULL DEFAULT '[]';";
+constexpr const char* kRecordsSteps[] = {kRecordsVersion1, kRecordsVersion2, kRecordsVersion3};
 
 // pg_advisory_lock's two-key form: this class, and 0 (the schema) or a collection id.
 constexpr std::int64_t kLockClass = 0x4b6f7461;  // "Kota"
-constexpr std::size_t kChunksPerInsert = 500;    // rows per INSERT (16 parameters each)
+constexpr std::size_t kChunksPerInsert = 500;    // rows per INSERT (17 parameters each)
 constexpr std::size_t kScanBatch = 4096;         // rows per FETCH while scanning
 
 // A bigint[] literal: '{1,2,3}'.
@@ -104,7 +107,7 @@ DocumentRecord read_document(const PgResult& rows, std::size_t row) {
 
 constexpr const char* kChunkColumns =
     "id, document_id, ordinal, begin_byte, end_byte, page_first, page_last, heading_path, token_count, text, "
-    "table_name, row_first, row_last";
+    "table_name, row_first, row_last, boxes";
 
 Result<ChunkRecord> read_chunk(const PgResult& rows, std::size_t row, const std::string& location) {
   ChunkRecord chunk;
@@ -128,6 +131,12 @@ Result<ChunkRecord> read_chunk(const PgResult& rows, std::size_t row, const std:
   chunk.table = rows.text(row, 10);
   chunk.row_first = static_cast<std::uint32_t>(rows.int64(row, 11));
   chunk.row_last = static_cast<std::uint32_t>(rows.int64(row, 12));
+  auto boxes = line_boxes_from_json(rows.text(row, 13));
+  if (!boxes) {
+    return make_error(ErrorCode::corrupt,
+                      location + ": chunk " + std::to_string(chunk.id) + " has " + boxes.error().message);
+  }
+  chunk.boxes = std::move(*boxes);
   return chunk;
 }
 
@@ -206,12 +215,12 @@ class PostgresWriteTransaction final : public WriteTransaction {
       const std::size_t last = std::min(chunks.size(), first + kChunksPerInsert);
       std::string sql =
           "INSERT INTO chunks(id, collection_id, document_id, ordinal, begin_byte, end_byte, page_first, page_last, "
-          "heading_path, token_count, text, embedding, sentences, table_name, row_first, row_last) VALUES ";
+          "heading_path, token_count, text, embedding, sentences, table_name, row_first, row_last, boxes) VALUES ";
       PgParams params;
       for (std::size_t i = first; i < last; ++i) {
-        const std::size_t p = (i - first) * 16;
+        const std::size_t p = (i - first) * 17;
         sql += i == first ? "(" : ", (";
-        for (std::size_t c = 1; c <= 16; ++c) sql += (c > 1 ? ", $" : "$") + std::to_string(p + c);
+        for (std::size_t c = 1; c <= 17; ++c) sql += (c > 1 ? ", $" : "$") + std::to_string(p + c);
         sql += ")";
         const ChunkRecord& chunk = chunks[i];
         params.add(ids[i])
@@ -229,7 +238,8 @@ class PostgresWriteTransaction final : public WriteTransaction {
             .add_bytes(sentences.empty() ? std::span<const std::byte>() : std::span<const std::byte>(sentences[i]))
             .add(chunk.table)
             .add(static_cast<std::int64_t>(chunk.row_first))
-            .add(static_cast<std::int64_t>(chunk.row_last));
+            .add(static_cast<std::int64_t>(chunk.row_last))
+            .add(line_boxes_json(chunk.boxes));
       }
       KOTAE_TRY(lease_->query(sql, params));
     }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "text/document.h"
+
 namespace kotae::store {
 
 // What built the collection. Opening it with another embedder or dimension is an error.
@@ -41,6 +43,7 @@ struct ChunkRecord {
   std::size_t token_count = 0;
   std::string table;  // the table (or sheet) the chunk holds rows of, "" when none (text::Chunk)
   std::uint32_t row_first = 0, row_last = 0;
+  std::vector<text::TextBox> boxes;  // the OCR'd lines it touches: document bytes, page, box
   // document.text.substr(begin, end - begin), after the table's header and a line break where the
   // chunk is a piece of a table (text::chunk_text): the first repeated_bytes() bytes are not in the span.
   std::string text;

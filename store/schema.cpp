@@ -85,7 +85,10 @@ constexpr const char* kVersion3 =
     "ALTER TABLE chunks ADD COLUMN row_first INTEGER NOT NULL DEFAULT 0;"
     "ALTER TABLE chunks ADD COLUMN row_last INTEGER NOT NULL DEFAULT 0;";
 
-constexpr std::int64_t kSchemaVersion = 3;
+// Version 4: the OCR'd lines a chunk touches, with their boxes (store/line_boxes.h).
+constexpr const char* kVersion4 = "ALTER TABLE chunks ADD COLUMN boxes TEXT NOT NULL DEFAULT '[]';";
+
+constexpr std::int64_t kSchemaVersion = 4;
 
 }  // namespace
 
@@ -115,7 +118,10 @@ Result<void> migrate_schema(Database& db) {
   if (current < 3) {
     if (auto done = db.execute(kVersion3); !done) return done.error();
   }
-  // Later versions: `if (current < 4) { ALTER ... }`, each step bringing the previous one forward.
+  if (current < 4) {
+    if (auto done = db.execute(kVersion4); !done) return done.error();
+  }
+  // Later versions: `if (current < 5) { ALTER ... }`, each step bringing the previous one forward.
   if (auto done = db.execute("PRAGMA user_version=" + std::to_string(kSchemaVersion)); !done) return done.error();
   return transaction->commit();
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "store/atomic_file.h"
+#include "store/line_boxes.h"
 #include "store/reader_pool.h"
 #include "store/schema.h"
 #include "store/sqlite_database.h"
@@ -68,7 +69,7 @@ DocumentRecord read_document(const Statement& row) {
 
 constexpr const char* kChunkColumns =
     "id, document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text, table_name, "
-    "row_first, row_last";
+    "row_first, row_last, boxes";
 
 Result<ChunkRecord> read_chunk(const Statement& row, const std::filesystem::path& database) {
   ChunkRecord chunk;
@@ -91,6 +92,9 @@ Result<ChunkRecord> read_chunk(const Statement& row, const std::filesystem::path
   chunk.table = row.column_text(10);
   chunk.row_first = static_cast<std::uint32_t>(row.column_int64(11));
   chunk.row_last = static_cast<std::uint32_t>(row.column_int64(12));
+  auto boxes = line_boxes_from_json(row.column_text(13));
+  if (!boxes) return corrupt(database, "chunk " + std::to_string(chunk.id) + " has " + boxes.error().message);
+  chunk.boxes = std::move(*boxes);
   return chunk;
 }
 
@@ -224,7 +228,9 @@ class SqliteWriteTransaction final : public WriteTransaction {
                                                   std::span<const std::vector<std::byte>> sentences) override {
     auto insert = KOTAE_TRY_VALUE(db_.prepare(
         "INSERT INTO chunks(document_id, ordinal, begin, end, page_first, page_last, heading_path, token_count, text, "
-        "embedding, sentences, table_name, row_first, row_last) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+        "embedding, sentences, table_name, row_first, row_last, boxes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+        "?, "
+        "?)"));
     const std::size_t dimension = chunks.empty() ? 0 : embeddings.size() / chunks.size();
     std::vector<std::int64_t> ids;
     ids.reserve(chunks.size());
@@ -244,7 +250,8 @@ class SqliteWriteTransaction final : public WriteTransaction {
           .bind_blob(11, sentences.empty() ? std::span<const std::byte>() : std::span<const std::byte>(sentences[i]))
           .bind_text(12, chunk.table)
           .bind(13, static_cast<std::int64_t>(chunk.row_first))
-          .bind(14, static_cast<std::int64_t>(chunk.row_last));
+          .bind(14, static_cast<std::int64_t>(chunk.row_last))
+          .bind_text(15, line_boxes_json(chunk.boxes));
       KOTAE_TRY(insert.run());
       ids.push_back(db_.last_insert_rowid());
     }

@@ -223,6 +223,15 @@ Chunk make_chunk(std::size_t begin, std::size_t end, std::size_t token_count, co
   return chunk;
 }
 
+// The OCR'd lines (in text order) that bytes [begin, end) touch.
+std::vector<TextBox> boxes_within(const std::vector<TextBox>& boxes, std::size_t begin, std::size_t end) {
+  auto it = std::lower_bound(boxes.begin(), boxes.end(), begin,
+                             [](const TextBox& box, std::size_t offset) { return box.end <= offset; });
+  std::vector<TextBox> out;
+  for (; it != boxes.end() && it->begin < end; ++it) out.push_back(*it);
+  return out;
+}
+
 // The first token at or after byte `offset`.
 TokenIndex token_at(const Encoding& tokens, std::size_t offset) {
   const auto it = std::lower_bound(tokens.offsets.begin(), tokens.offsets.end(), offset,
@@ -290,6 +299,7 @@ Result<std::vector<Chunk>> chunk_document(const Document& document, const Tokeni
     chunks.push_back(make_chunk(span_begin(start), span_end(end), token_count + header_tokens, segments));
     chunks.back().header_begin = header_begin;
     chunks.back().header_end = header_end;
+    chunks.back().boxes = boxes_within(document.boxes, chunks.back().begin, chunks.back().end);
     if (end == n) break;
     const TokenIndex next = planner.next_start(start, end);
     previous_end = end;

@@ -34,6 +34,7 @@ struct Chunk {
   std::string table;                          // the first table the chunk touches ("" when none),
   std::uint32_t row_first = 0, row_last = 0;  // and the rows of it the chunk holds (the header's only
                                               // when it holds no other)
+  std::vector<TextBox> boxes;                 // the document's OCR'd lines the span touches
 };
 
 // The chunk's text as it is indexed and shown: the repeated table header, a line break, then its span.

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kotae::text {
@@ -26,6 +27,14 @@ struct TextSegment {
   bool in_table() const { return row != 0; }
 };
 
+// Where a line of OCR'd text is on its page (text/loaders/ocr.h): fractions of the page's width and
+// height from its top-left corner.
+struct TextBox {
+  std::size_t begin = 0, end = 0;  // the line's bytes in Document::text
+  std::uint32_t page = 0;          // 1-based, as segments (an image is page 1)
+  float left = 0, top = 0, right = 0, bottom = 0;
+};
+
 // Normalised text: valid UTF-8, "\n" line ends, paragraphs (and headings, list items, table rows)
 // separated by exactly one blank line "\n\n", runs of spaces collapsed, no leading or trailing
 // whitespace; a table is one block of Markdown lines, one segment per row. Segments are ordered,
@@ -33,10 +42,15 @@ struct TextSegment {
 struct Document {
   std::string text;
   std::string title;        // <title>, the first heading, the PDF's Title, or "" (callers fall back to the file name)
-  std::string format;       // "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv", "tsv"
+  std::string format;       // "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv", "tsv",
+                            // "eml", "mbox"
   std::uint32_t pages = 0;  // PDF pages, PPTX slides (a slide is a page); 0 for formats without pages
   std::vector<TextSegment> segments;
   bool pages_are_units = false;  // PPTX: a slide is a unit of its own, and no chunk spans two
+  // What the file says of itself besides its text, kept with the document's metadata: an e-mail's
+  // "from", "to", "cc", "date", "subject", "message_id".
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<TextBox> boxes;  // OCR'd lines, in text order; none for a born-digital document
 };
 
 }  // namespace kotae::text

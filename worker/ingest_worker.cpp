@@ -91,6 +91,8 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   ingest.chunking.max_tokens = c.store->info().chunk_tokens;
   ingest.chunking.overlap_tokens = c.store->info().overlap_tokens;
   ingest.max_seconds_per_file = options_.max_seconds_per_file;
+  ingest.limits.ocr_languages = options_.ocr_languages;
+  ingest.limits.ocr_threads = static_cast<std::uint32_t>(options_.concurrency);
   Result<rag::FileReport> report = rag::FileReport{};
   {
     std::lock_guard writing(c.writer);  // one writer per collection in this process

@@ -29,6 +29,7 @@ struct IngestWorkerOptions {
   std::size_t concurrency = 1;           // files indexed at once (they share the embedder's batches)
   std::string consumer;                  // this process in the consumer group (host and process id)
   double max_seconds_per_file = 600;     // an attempt still loading or embedding after this fails (retried)
+  std::string ocr_languages = "eng";     // Tesseract's for scans and images ("eng+deu"; "": no OCR)
   std::chrono::milliseconds block{500};  // how long a take waits for new entries
 };
 

@@ -3,7 +3,7 @@
 # shellcheck shell=bash
 
 # The targets, as built by fuzz/CMakeLists.txt into build/fuzz/fuzz/.
-FUZZ_TARGETS=(tokenizer chunker html pdf docx pptx odt epub xlsx ods csv markdown manifest requests multipart url)
+FUZZ_TARGETS=(tokenizer chunker html pdf docx pptx odt epub xlsx ods csv eml mbox markdown manifest requests multipart url)
 
 # fuzz_options TARGET -> libFuzzer options for it, one a line: its dictionary, and room for whole
 # documents where the input is one.
@@ -12,7 +12,7 @@ fuzz_options() {
   [ "$1" = chunker ] && dict="$KOTAE_ROOT/fuzz/dictionaries/markdown.dict"  # it loads Markdown
   [ -f "$dict" ] && printf '%s\n' "-dict=$dict"
   case $1 in
-    html|pdf|docx|pptx|odt|epub|xlsx|ods|csv|markdown|chunker) printf '%s\n' -max_len=65536 ;;
+    html|pdf|docx|pptx|odt|epub|xlsx|ods|csv|eml|mbox|markdown|chunker) printf '%s\n' -max_len=65536 ;;
     *) printf '%s\n' -max_len=8192 ;;
   esac
   printf '%s\n' -timeout=10 -rss_limit_mb=2048 -print_final_stats=1

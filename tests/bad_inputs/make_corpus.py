@@ -12,6 +12,7 @@ Inputs over 64 kB (huge lines, deep nesting, a 70 MiB chunked request) are store
 Python standard library only, plus the `qpdf` command (Debian) for the encrypted PDF.
 """
 
+import base64
 import gzip
 import io
 import json
@@ -218,6 +219,35 @@ def ods_row(*cells, repeated=1):
     repeat = b' table:number-rows-repeated="%d"' % repeated if repeated > 1 else b""
     inline = b"".join(b"<table:table-cell><text:p>" + cell + b"</text:p></table:table-cell>" for cell in cells)
     return b"<table:table-row" + repeat + b">" + inline + b"</table:table-row>"
+
+
+def mail(subject, body_headers, body, extra_headers=b""):
+    """An RFC 5322 message with MIME headers."""
+    return (
+        b"From: Ann <ann@example.org>\r\nTo: bob@example.org\r\nSubject: "
+        + subject
+        + b"\r\nMIME-Version: 1.0\r\n"
+        + extra_headers
+        + body_headers
+        + b"\r\n\r\n"
+        + body
+    )
+
+
+def mail_with_attachment(name, data):
+    """A multipart/mixed message: a text part and `data` attached as `name` (base64)."""
+    encoded = base64.encodebytes(data).replace(b"\n", b"\r\n")
+    return mail(
+        b"With an attachment",
+        b'Content-Type: multipart/mixed; boundary="b"',
+        b"--b\r\nContent-Type: text/plain\r\n\r\n"
+        + GOOD_TEXT.encode()
+        + b'\r\n--b\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="'
+        + name.encode()
+        + b'"\r\nContent-Transfer-Encoding: base64\r\n\r\n'
+        + encoded
+        + b"\r\n--b--\r\n",
+    )
 
 
 def patch_zip_sizes(data, name, size):
@@ -764,6 +794,95 @@ def cases():
         indexed,
     )
     upload("tsv_only_separators", "broken_sheet", b"\t\t\n\t\t\n", "empty.tsv", failed("no text"))
+
+    # --- Broken e-mail (.eml, .mbox) ---------------------------------------------------------------
+    upload(
+        "eml_valid",
+        "broken_mail",
+        mail_with_attachment("keepers.csv", b"Keeper,Island\nAnn,Rottnest\n"),
+        "note.eml",
+        indexed,
+    )
+    upload(
+        "mbox_valid",
+        "broken_mail",
+        b"From ann@example.org Mon Dec  7 09:30:00 2026\nSubject: One\n\n"
+        + GOOD_TEXT.encode()
+        + b"\n\nFrom bob@example.org Mon Dec  7 10:00:00 2026\nSubject: Two\n\nA second message.\n",
+        "box.mbox",
+        indexed,
+    )
+    deep = b"Subject: bottom\r\nContent-Type: text/plain\r\n\r\n" + GOOD_TEXT.encode()
+    for i in range(100):
+        deep = b"Subject: level %d\r\nContent-Type: message/rfc822\r\n\r\n" % i + deep
+    upload(
+        "eml_nested_100_deep",
+        "broken_mail",
+        deep,
+        "deep.eml",
+        failed("max_mail_depth"),
+        note="a message forwarded inside itself 100 times: refused past 4 levels",
+    )
+    upload(
+        "eml_100k_nested_multiparts",
+        "broken_mail",
+        mail(
+            b"s",
+            b"Content-Type: multipart/mixed; boundary=b",
+            b"Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n" * 100000,
+        ),
+        "multiparts.eml",
+        failed("max_depth"),
+    )
+    upload(
+        "eml_zip_bomb_attachment",
+        "broken_mail",
+        mail_with_attachment("bomb.docx", patch_zip_sizes(good_docx(), "word/document.xml", 0xFFFFFFF0)),
+        "bomb-attached.eml",
+        indexed,
+        note="the attached DOCX declares 4 GiB: the mail is indexed, the attachment named as not read (max_decompressed_bytes)",
+    )
+    upload(
+        "mbox_too_many_messages",
+        "broken_mail",
+        b"From a@b Mon Dec  7 09:30:00 2026\nSubject: m\n\nbody\n\n" * 10001,
+        "many.mbox",
+        failed("max_pages"),
+    )
+    upload(
+        "eml_binary_garbage",
+        "broken_mail",
+        bytes((i * 131 + 7) % 256 for i in range(8192)),
+        "garbage.eml",
+        failed("EML", "no message found"),
+    )
+    upload("eml_empty", "broken_mail", b"", "empty.eml", failed("EML", "no message found"))
+
+    # --- Broken images for OCR (.png, .jpg, .tiff, .webp) -------------------------------------------
+    ihdr = struct.pack(">IIBBBBB", 50000, 50000, 8, 0, 0, 0, 0)
+    huge_png = (
+        b"\x89PNG\r\n\x1a\n"
+        + struct.pack(">I", 13)
+        + b"IHDR"
+        + ihdr
+        + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+        + struct.pack(">I", 0)
+        + b"IEND"
+        + struct.pack(">I", zlib.crc32(b"IEND"))
+    )
+    upload(
+        "png_50000_square",
+        "broken_image",
+        huge_png,
+        "huge.png",
+        failed("50000 x 50000 pixels", "max_image_pixels"),
+        note="45 bytes whose header claims 2.5 gigapixels: refused from the header, before any decoding",
+    )
+    upload("png_not_an_image", "broken_image", b"a picture in name only\n", "text.png", failed("corrupt image"))
+    upload("jpg_truncated", "broken_image", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00", "cut.jpg", failed("corrupt image"))
+    tiff_header = b"II*\x00\x08\x00\x00\x00" + struct.pack("<H", 2)
+    tiff_header += struct.pack("<HHII", 256, 4, 1, 60000) + struct.pack("<HHII", 257, 4, 1, 60000) + b"\x00" * 4
+    upload("tiff_header_only", "broken_image", tiff_header, "header.tiff", failed("corrupt image"))
 
     # --- Invalid UTF-8 and other odd text ------------------------------------------------------
     latin1 = "Caf\xe9 cr\xe8me: na\xefve r\xe9sum\xe9s about lighthouse keepers.\n".encode("latin-1")

@@ -55,6 +55,11 @@ TEST(KotaeDoctor, ReportsLibrariesHardwareAndVerifiedModels) {
   const auto& backends = report["llama_cpp"]["backends"];
   EXPECT_NE(std::find(backends.begin(), backends.end(), "CPU"), backends.end());
   EXPECT_TRUE(report["cpu"]["features"].is_array());
+  // OCR: Debian's Tesseract 5 and the English model scripts/setup installs.
+  EXPECT_EQ(report["ocr"]["engine"], "Tesseract");
+  EXPECT_TRUE(report["ocr"]["version"].get<std::string>().starts_with("5.")) << report["ocr"];
+  const auto& languages = report["ocr"]["languages"];
+  EXPECT_NE(std::find(languages.begin(), languages.end(), "eng"), languages.end()) << report["ocr"];
   EXPECT_TRUE(report["gpu"]["present"].is_boolean());
   EXPECT_EQ(report["gpu"]["present"].get<bool>(), !report["gpu"]["devices"].empty());
   // The native encoder's plugin (built wherever setup's nvcc is) names its architectures, Turing's too;

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 
 #include <nlohmann/json.hpp>
 
+#include "support/base64.h"
 #include "support/command_runner.h"
 #include "support/office_files.h"
 #include "support/test_data.h"
@@ -89,6 +91,37 @@ TEST_F(AskCommandTest, AnswersFromSlidesAndEbooksAndNamesTheSlide) {
   EXPECT_EQ(quokkas["sources"][0]["format"], "epub") << quokkas.dump(2);
   EXPECT_EQ(quokkas["sources"][0]["title"], "Island notes") << quokkas.dump(2);
   EXPECT_NE(quokkas["answer"].get<std::string>().find("Rottnest"), std::string::npos) << quokkas.dump(2);
+}
+
+TEST_F(AskCommandTest, AnswersFromAMailsPdfAttachmentUnderTheMail) {
+  const fs::path mail = root_ / "mail";
+  fs::create_directories(mail);
+  std::ifstream pdf(fs::path(KOTAE_EXAMPLES_DIR) / "sqlite-when-to-use.pdf", std::ios::binary);
+  const std::string pdf_bytes((std::istreambuf_iterator<char>(pdf)), std::istreambuf_iterator<char>());
+  ASSERT_FALSE(pdf_bytes.empty());
+  std::ofstream(mail / "database-choice.eml", std::ios::binary)
+      << "From: Ann <ann@example.org>\r\nTo: team@example.org\r\nSubject: Which database for the kiosk?\r\n"
+         "Date: Mon, 07 Dec 2026 09:30:00 +0100\r\nMIME-Version: 1.0\r\n"
+         "Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n"
+         "The kiosk needs a database; the SQLite guide is attached.\r\n--b\r\n"
+         "Content-Type: application/pdf\r\nContent-Disposition: attachment; filename=\"sqlite-when-to-use.pdf\"\r\n"
+         "Content-Transfer-Encoding: base64\r\n\r\n"
+      << testing::base64(pdf_bytes) << "\r\n--b--\r\n";
+  const auto indexed = kotae("index " + mail.string() + " --collection mail");
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
+
+  const auto answer = ask_json("'What does SQLite compete with?' --collection mail");
+  ASSERT_FALSE(answer["sources"].empty()) << answer.dump(2);
+  bool under_the_attachment = false;
+  for (const auto& source : answer["sources"]) {
+    EXPECT_EQ(source["format"], "eml") << answer.dump(2);
+    EXPECT_EQ(source["title"], "Which database for the kiosk?") << answer.dump(2);
+    const auto& path = source["heading_path"];
+    under_the_attachment |= path.size() >= 2 && path[1] == "Attachment: sqlite-when-to-use.pdf";
+  }
+  EXPECT_TRUE(under_the_attachment) << answer.dump(2);
+  // The answer quotes the PDF, which only the attachment holds.
+  EXPECT_NE(answer["answer"].get<std::string>().find("client/server"), std::string::npos) << answer.dump(2);
 }
 
 TEST_F(AskCommandTest, AnswersFromSpreadsheetsAndCsvWithTheRowUnderItsHeader) {

@@ -79,6 +79,24 @@ TEST(Citations, ATableRowIsCitedWholeUnderItsHeaderAtItsBytesInTheDocument) {
   EXPECT_FALSE(table_row_at("plain | text", 3));
 }
 
+TEST(Citations, OcrdTextIsCitedWithTheBoxesOfItsLines) {
+  // Three OCR'd lines of a page; the cited sentence is the second line (sentences end at line breaks).
+  const std::string text = "Scanned heading\nThe keeper counts quokkas every\nmorning at six.";
+  Source scan = source(1, "scan.png", 100, text);
+  const std::size_t second = text.find("The keeper"), third = text.find("morning");
+  scan.boxes = {{100, 100 + 15, 1, 0.1f, 0.05f, 0.5f, 0.08f},
+                {100 + second, 100 + third - 1, 1, 0.1f, 0.10f, 0.9f, 0.13f},
+                {100 + third, 100 + text.size(), 1, 0.1f, 0.14f, 0.4f, 0.17f}};
+  const CitedAnswer cited = resolve_citations("Quokkas are counted every morning [1].", std::vector<Source>{scan});
+  ASSERT_EQ(cited.citations.size(), 1u);
+  const Citation& c = cited.citations[0];
+  EXPECT_EQ(c.text, "The keeper counts quokkas every");
+  ASSERT_EQ(c.boxes.size(), 1u);
+  EXPECT_FLOAT_EQ(c.boxes[0].top, 0.10f);
+  // The whole chunk, when nothing matches: every line's box.
+  EXPECT_EQ(resolve_citations("Zebras [1].", std::vector<Source>{scan}).citations[0].boxes.size(), 3u);
+}
+
 TEST(Citations, UnderstandListsOfNumbersAndCiteTheWholeChunkWhenNoSentenceMatches) {
   const CitedAnswer cited = resolve_citations("Zebras [1, 2] and [2,1].", kSources);
   EXPECT_EQ(cited.text, "Zebras [1][2] and [2][1].");

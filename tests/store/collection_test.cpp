@@ -109,11 +109,12 @@ TEST(Collection, KeepsSentenceVectorsAndUpgradesACollectionStoredWithout) {
   ASSERT_EQ(testing::raw_sql(database,
                              "ALTER TABLE chunks DROP COLUMN sentences; ALTER TABLE chunks DROP COLUMN table_name; "
                              "ALTER TABLE chunks DROP COLUMN row_first; ALTER TABLE chunks DROP COLUMN row_last; "
+                             "ALTER TABLE chunks DROP COLUMN boxes; "
                              "PRAGMA user_version=1"),
             "");
   auto reopened = Collection::open(dir);
   ASSERT_OK(reopened);
-  EXPECT_EQ(testing::raw_count(database, "PRAGMA user_version"), 3);
+  EXPECT_EQ(testing::raw_count(database, "PRAGMA user_version"), 4);
   // Its documents will be indexed again (their files no longer look unchanged), gaining sentences.
   EXPECT_EQ(testing::raw_count(database, "SELECT count(*) FROM documents WHERE sha256 = '' AND modified_ns = 0"), 1);
   EXPECT_EQ((*reopened)->chunk_count(), 2u);
@@ -214,6 +215,12 @@ TEST(Collection, StoresFindsAndRemovesDocuments) {
     EXPECT_EQ(chunk.table, i == 1 ? "Prices" : "");
     EXPECT_EQ(chunk.row_first, i == 1 ? 2u : 0u);
     EXPECT_EQ(chunk.row_last, i == 1 ? 10u : 0u);
+    ASSERT_EQ(chunk.boxes.size(), i == 1 ? 1u : 0u);
+    if (i == 1) {
+      EXPECT_EQ(chunk.boxes[0].begin, chunk.begin);
+      EXPECT_EQ(chunk.boxes[0].page, 2u);
+      EXPECT_FLOAT_EQ(chunk.boxes[0].right, 0.9375f);
+    }
     EXPECT_EQ(chunk.token_count, input.chunks[i].token_count);
   }
   // In the order asked, skipping ids that do not exist.

@@ -113,6 +113,8 @@ TEST_F(PostgresStore, StoresFindsReplacesAndRemovesDocuments) {
   EXPECT_EQ((*chunks)[0].table, "Prices");
   EXPECT_EQ((*chunks)[0].row_first, 2u);
   EXPECT_EQ((*chunks)[0].row_last, 10u);
+  ASSERT_EQ((*chunks)[0].boxes.size(), 1u);
+  EXPECT_FLOAT_EQ((*chunks)[0].boxes[0].top, 0.25f);
   auto stored = collection.embeddings(std::vector<std::int64_t>{(*nearest)[0].chunk_id});
   ASSERT_OK(stored);
   EXPECT_EQ(*stored, std::vector<float>(guide.embedding(1).begin(), guide.embedding(1).end()));

@@ -88,6 +88,7 @@ inline DocumentInput make_document(const std::string& path, const std::string& f
       chunk.table = "Prices";
       chunk.row_first = static_cast<std::uint32_t>(i + 1);
       chunk.row_last = static_cast<std::uint32_t>(i + 9);
+      chunk.boxes.push_back({chunk.begin, chunk.end, static_cast<std::uint32_t>(i + 1), 0.125f, 0.25f, 0.9375f, 0.5f});
     }
     chunk.token_count = texts[i].size() / 4 + 1;
     chunk.text = texts[i];

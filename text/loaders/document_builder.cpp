@@ -100,6 +100,7 @@ void DocumentBuilder::add_heading(int level, std::string_view raw) {
   if (stopped()) return;
   std::string heading = normalise_line(raw);
   if (heading.empty()) return;
+  level += heading_offset_;
   while (!open_headings_.empty() && open_headings_.back().first >= level) open_headings_.pop_back();
   open_headings_.emplace_back(level, heading);
   heading_path_.clear();
@@ -110,21 +111,7 @@ void DocumentBuilder::add_heading(int level, std::string_view raw) {
 
 void DocumentBuilder::append_block(std::string_view block) {
   KOTAE_ASSERT(!block.empty());
-  std::string& text = document_.text;
-  const std::size_t separator = text.empty() ? 0 : 2;
-  if (text.size() + separator + block.size() > max_text_bytes_) {
-    limit_exceeded_ = true;
-    return;
-  }
-  if (separator != 0) text += "\n\n";
-  const std::size_t begin = text.size();
-  text += block;
-  TextSegment segment;
-  segment.begin = begin;
-  segment.end = text.size();
-  segment.page = page_;
-  segment.heading_path = heading_path_;
-  document_.segments.push_back(std::move(segment));
+  append_text(block, document_.text.empty() ? "" : "\n\n");
 }
 
 namespace {
@@ -190,30 +177,84 @@ void DocumentBuilder::add_table(const TableRows& table) {
   }
 }
 
-// The header line starts the table (`separator` "\n\n" or ""); every row after it is one "\n" on.
-bool DocumentBuilder::append_table_line(std::string_view line, std::string_view separator, std::uint32_t row) {
+void DocumentBuilder::add_ocr_lines(const std::vector<OcrLine>& lines) {
+  std::string block;
+  std::vector<TextBox> boxes;  // offsets in `block`, until it is appended
+  const auto flush = [&] {
+    if (block.empty()) return;
+    const std::size_t begin = document_.text.empty() ? 0 : document_.text.size() + 2;
+    if (stopped() || !append_text(block, document_.text.empty() ? "" : "\n\n")) return;
+    for (TextBox& box : boxes) {
+      box.begin += begin;
+      box.end += begin;
+      document_.boxes.push_back(box);
+    }
+    block.clear();
+    boxes.clear();
+  };
+  for (const OcrLine& line : lines) {
+    const std::string text = normalise_line(line.text);
+    if (text.empty()) continue;
+    if (line.starts_paragraph) flush();
+    if (!block.empty()) block += '\n';
+    boxes.push_back({block.size(), block.size() + text.size(), page_, line.left, line.top, line.right, line.bottom});
+    block += text;
+  }
+  flush();
+}
+
+void DocumentBuilder::add_document(const Document& part) {
+  std::size_t table_begin = 0;  // where the part's open table starts in this document
+  for (std::size_t i = 0; i < part.segments.size() && !stopped(); ++i) {
+    const TextSegment& from = part.segments[i];
+    const bool next_row = i > 0 && from.in_table() && part.segments[i - 1].in_table() &&
+                          part.segments[i - 1].table_begin == from.table_begin;
+    if (!append_text(std::string_view(part.text).substr(from.begin, from.end - from.begin), document_.text.empty() ? ""
+                                                                                            : next_row ? "\n"
+                                                                                                       : "\n\n")) {
+      return;
+    }
+    TextSegment& to = document_.segments.back();
+    to.heading_path.insert(to.heading_path.end(), from.heading_path.begin(), from.heading_path.end());
+    if (!from.in_table()) continue;
+    if (!next_row) table_begin = to.begin;
+    to.table = from.table;
+    to.row = from.row;
+    to.table_begin = table_begin;
+    to.header_end = table_begin + (from.header_end - from.table_begin);
+  }
+}
+
+// Appends already normalised text as one segment under the open headings.
+bool DocumentBuilder::append_text(std::string_view block, std::string_view separator) {
   std::string& text = document_.text;
-  if (text.size() + separator.size() + line.size() > max_text_bytes_) {
+  if (text.size() + separator.size() + block.size() > max_text_bytes_) {
     limit_exceeded_ = true;
     return false;
   }
   text += separator;
-  const std::size_t begin = text.size();
-  text += line;
-  if (separator != "\n") {
-    table_begin_ = begin;
-    header_end_ = text.size();
-  }
   TextSegment segment;
-  segment.begin = begin;
+  segment.begin = text.size();
+  text += block;
   segment.end = text.size();
   segment.page = page_;
   segment.heading_path = heading_path_;
+  document_.segments.push_back(std::move(segment));
+  return true;
+}
+
+// The header line starts the table (`separator` "\n\n" or ""); every row after it is one "\n" on.
+bool DocumentBuilder::append_table_line(std::string_view line, std::string_view separator, std::uint32_t row) {
+  if (!append_text(line, separator)) return false;
+  TextSegment& segment = document_.segments.back();
+  if (separator != "\n") {
+    table_begin_ = segment.begin;
+    header_end_ = segment.end;
+  }
   segment.table = table_name_;
   segment.row = std::max<std::uint32_t>(row, 1);
   segment.table_begin = table_begin_;
   segment.header_end = header_end_;
-  document_.segments.push_back(std::move(segment));
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include "core/result.h"
 #include "core/stop_when.h"
 #include "text/document.h"
+#include "text/loaders/ocr.h"
 
 namespace kotae::text {
 
@@ -40,6 +41,9 @@ class DocumentBuilder {
   // invisible format characters are dropped and malformed UTF-8 becomes U+FFFD. Blank text adds nothing.
   void add_paragraph(std::string_view raw);
 
+  // Later headings are `levels` deeper than they say: an e-mail's HTML body under its message's subject.
+  void nest_headings(int levels) { heading_offset_ = levels; }
+
   // Appends a heading of `level` (1 outermost) on one line; it closes every open heading of the same
   // or a deeper level, and it and the blocks after it carry the new heading path.
   void add_heading(int level, std::string_view raw);
@@ -49,6 +53,14 @@ class DocumentBuilder {
   // "|" escaped; rows and columns empty throughout are left out. A table of one row or one column is
   // no table (a layout box, a list): its cells become paragraphs.
   void add_table(const TableRows& table);
+
+  // Appends OCR'd lines (text/loaders/ocr.h): a block per paragraph, a line per line, each line's box
+  // kept in Document::boxes for its bytes.
+  void add_ocr_lines(const std::vector<OcrLine>& lines);
+
+  // Appends another document's blocks as they are (an e-mail's attachment): each under the open
+  // headings, followed by its own heading path, on the current page; its tables stay tables.
+  void add_document(const Document& part);
 
   // Closes every open heading: later blocks carry an empty heading path (a new slide without a title).
   void close_headings() {
@@ -70,12 +82,14 @@ class DocumentBuilder {
  private:
   void append_block(std::string_view block);
   bool append_table_line(std::string_view line, std::string_view separator, std::uint32_t row);
+  bool append_text(std::string_view text, std::string_view separator);
 
   std::uint64_t max_text_bytes_;
   std::uint32_t page_ = 0;
   std::vector<std::pair<int, std::string>> open_headings_;  // (level, text), outermost first
   std::vector<std::string> heading_path_;
   std::string first_heading_;
+  int heading_offset_ = 0;
   std::uint32_t tables_ = 0;
   std::string table_name_;
   std::size_t table_begin_ = 0, header_end_ = 0;

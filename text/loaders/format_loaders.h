@@ -2,6 +2,7 @@
 // The per-format loaders behind load_document_bytes (loader.h), one file each. They take the whole
 // file in memory and return errors that give the reason only; load_document adds the file's path.
 
+#include <string>
 #include <string_view>
 
 #include "core/result.h"
@@ -22,5 +23,9 @@ Result<Document> load_xlsx(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_ods(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_csv(std::string_view bytes, const LoadLimits& limits);
 Result<Document> load_tsv(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_eml(std::string_view bytes, const LoadLimits& limits);
+Result<Document> load_mbox(std::string_view bytes, const LoadLimits& limits);
+// PNG, JPEG, TIFF and WebP by OCR; `format` is the document's: "png", "jpg", "tiff", "webp".
+Result<Document> load_image(std::string_view bytes, const LoadLimits& limits, const std::string& format);
 
 }  // namespace kotae::text

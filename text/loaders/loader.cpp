@@ -23,9 +23,11 @@ struct Extension {
   std::string_view extension, format;
 };
 constexpr Extension kExtensions[] = {
-    {".txt", "txt"},    {".text", "txt"}, {".md", "md"},     {".markdown", "md"}, {".html", "html"}, {".htm", "html"},
-    {".xhtml", "html"}, {".pdf", "pdf"},  {".docx", "docx"}, {".pptx", "pptx"},   {".odt", "odt"},   {".epub", "epub"},
-    {".xlsx", "xlsx"},  {".ods", "ods"},  {".csv", "csv"},   {".tsv", "tsv"},     {".tab", "tsv"},
+    {".txt", "txt"},  {".text", "txt"},   {".md", "md"},     {".markdown", "md"}, {".html", "html"},
+    {".htm", "html"}, {".xhtml", "html"}, {".pdf", "pdf"},   {".docx", "docx"},   {".pptx", "pptx"},
+    {".odt", "odt"},  {".epub", "epub"},  {".xlsx", "xlsx"}, {".ods", "ods"},     {".csv", "csv"},
+    {".tsv", "tsv"},  {".tab", "tsv"},    {".eml", "eml"},   {".mbox", "mbox"},   {".png", "png"},
+    {".jpg", "jpg"},  {".jpeg", "jpg"},   {".tif", "tiff"},  {".tiff", "tiff"},   {".webp", "webp"},
 };
 
 }  // namespace
@@ -106,6 +108,11 @@ Result<Document> load_document_bytes(std::string_view bytes, std::string_view fo
   if (format == "ods") return load_ods(bytes, limits);
   if (format == "csv") return load_csv(bytes, limits);
   if (format == "tsv") return load_tsv(bytes, limits);
+  if (format == "eml") return load_eml(bytes, limits);
+  if (format == "mbox") return load_mbox(bytes, limits);
+  if (format == "png" || format == "jpg" || format == "tiff" || format == "webp") {
+    return load_image(bytes, limits, std::string(format));
+  }
   return make_error(ErrorCode::unsupported, "unsupported document format '" + std::string(format) + "'");
 }
 

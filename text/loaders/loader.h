@@ -1,7 +1,8 @@
 #pragma once
 // Loads a file into a Document (text/document.h): plain text, Markdown, HTML, PDF, DOCX, PPTX, ODT,
-// EPUB, XLSX, ODS, CSV or TSV, chosen by the file's extension. Every failure is a per-file Error that names the file
-// and the reason (corrupt, encrypted, empty, unsupported, too large); nothing here throws or aborts on bad input.
+// EPUB, XLSX, ODS, CSV, TSV, EML or MBOX, chosen by the file's extension. Every failure is a per-file Error that names
+// the file and the reason (corrupt, encrypted, empty, unsupported, too large); nothing here throws or aborts on bad
+// input.
 
 #include <cstddef>
 #include <cstdint>
@@ -18,16 +19,23 @@ namespace kotae::text {
 // Limits against hostile or broken files; exceeding one is an invalid_argument error naming it.
 struct LoadLimits {
   std::uint64_t max_file_bytes = 256ull << 20;  // size on disk
-  std::uint32_t max_pages = 10000;              // PDF pages, PPTX slides, EPUB chapters, XLSX sheets
-  std::uint64_t max_decompressed_bytes = 512ull
-                                         << 20;  // DOCX/PPTX/ODT/EPUB/XLSX/ODS: bytes inflated from the zip (bombs)
-  std::uint32_t max_depth = 256;                 // HTML and XML element nesting
-  std::uint64_t max_text_bytes = 64ull << 20;    // extracted text
+  std::uint32_t max_pages = 10000;              // PDF pages, PPTX slides, EPUB chapters, XLSX sheets, MBOX messages
+  // DOCX, PPTX, ODT, EPUB, XLSX, ODS: bytes inflated from the zip (bombs)
+  std::uint64_t max_decompressed_bytes = 512ull << 20;
+  std::uint32_t max_depth = 256;               // HTML and XML element nesting, MIME multiparts
+  std::uint64_t max_text_bytes = 64ull << 20;  // extracted text
+  std::uint32_t max_mail_depth = 4;            // EML, MBOX: a message in a message (forwarded, attached) in...
+  // OCR (text/loaders/ocr.h): scanned PDF pages and PNG, JPEG, TIFF and WebP images.
+  std::string ocr_languages = "eng";             // Tesseract's, joined by '+'; "" reads no image and OCRs no page
+  std::uint32_t max_ocr_pages = 1000;            // pages of one file that need OCR
+  double ocr_page_seconds = 60;                  // Tesseract's time for one page
+  std::uint32_t ocr_threads = 1;                 // pages of one file OCR'd at once
+  std::uint64_t max_image_pixels = 200'000'000;  // width x height of an image or rendered page, checked before decoding
   StopWhen stop;  // asked between pages and blocks: a cancelled job or a spent time budget ends the load
 };
 
-// "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv", "tsv" for a supported path (by
-// extension, case-insensitive: supported_extensions()), "" otherwise.
+// "txt", "md", "html", "pdf", "docx", "pptx", "odt", "epub", "xlsx", "ods", "csv", "tsv", "eml", "mbox" for
+// a supported path (by extension, case-insensitive: supported_extensions()), "" otherwise.
 std::string document_format(const std::filesystem::path& path);
 
 // The extensions document_format knows, space-separated: ".txt .text ... .tsv .tab".

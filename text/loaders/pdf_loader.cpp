@@ -1,21 +1,37 @@
 // PDF text through poppler-cpp, page by page: poppler's words in reading order (the order pdftotext
 // prints by default), joined into lines and blocks by pdf_page_text, which keeps the hyphens, dashes,
-// quotes and ligatures the PDF shows; each page's text kept with its 1-based page number. Encrypted files that need a
-// password are refused with a clear error; files poppler cannot open are corrupt.
+// quotes and ligatures the PDF shows; each page's text kept with its 1-based page number. Encrypted
+// files that need a password are refused with a clear error; files poppler cannot open are corrupt.
+//
+// A page without a usable text layer (none: a scan; or mostly not words: a font without a Unicode
+// map) is rendered by poppler at 300 dpi (less for a page so large that 300 dpi would pass
+// max_image_pixels) and OCR'd (text/loaders/ocr.h), its lines keeping their boxes. A born-digital page
+// is never OCR'd. Pages are rendered one at a time (a poppler document is not shared between threads)
+// and OCR'd ocr_threads at a time.
 
 #include <poppler-document.h>
 #include <poppler-global.h>
+#include <poppler-image.h>
+#include <poppler-page-renderer.h>
 #include <poppler-page.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <climits>
+#include <cmath>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "text/loaders/document_builder.h"
 #include "text/loaders/format_loaders.h"
+#include "text/loaders/ocr.h"
 #include "text/loaders/pdf_page_text.h"
+#include "text/loaders/utf8_text.h"
 
 namespace kotae::text {
 namespace {
@@ -46,6 +62,106 @@ std::vector<PdfWord> words_of(const poppler::page& page) {
   return words;
 }
 
+// Whether a page's text layer is worth keeping: it has text, and most of it is characters rather
+// than what a font without a Unicode map gives (U+FFFD, private-use code points, control characters).
+// A scan has no text at all; punctuation-heavy pages (a table of contents' dot leaders, code) keep
+// theirs.
+bool usable_text(std::string_view text) {
+  std::size_t visible = 0, garbage = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const char32_t c = next_code_point(text, at);
+    if (c == ' ' || c == '\n') continue;
+    ++visible;
+    garbage += c == 0xFFFD || (c >= 0xE000 && c <= 0xF8FF) || c < 0x20;
+  }
+  return visible > 0 && garbage * 2 < visible;
+}
+
+// A page rendered for OCR: 8-bit gray at `dpi`.
+struct RenderedPage {
+  std::vector<std::uint8_t> gray;
+  int width = 0, height = 0, dpi = 0;
+  bool blank = false;  // no ink to read: nothing to OCR
+};
+
+Result<RenderedPage> render_for_ocr(const poppler::page& page, const LoadLimits& limits) {
+  const poppler::rectf box = page.page_rect();
+  const double square_inches = std::max(1e-6, (box.width() / 72.0) * (box.height() / 72.0));
+  const double dpi = std::min(300.0, std::sqrt(static_cast<double>(limits.max_image_pixels) / square_inches));
+  if (dpi < 50) {
+    return make_error(ErrorCode::invalid_argument, "a page of " + std::to_string(box.width() / 72.0) + " x " +
+                                                       std::to_string(box.height() / 72.0) +
+                                                       " inches is too large to OCR within max_image_pixels");
+  }
+  poppler::page_renderer renderer;
+  renderer.set_render_hint(poppler::page_renderer::antialiasing, true);
+  renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
+  const poppler::image image = renderer.render_page(&page, dpi, dpi);
+  if (!image.is_valid() || image.format() != poppler::image::format_argb32) {
+    return make_error(ErrorCode::corrupt, "corrupt PDF: poppler could not render a page for OCR");
+  }
+  RenderedPage out{{}, image.width(), image.height(), static_cast<int>(dpi), false};
+  out.gray.resize(static_cast<std::size_t>(out.width) * static_cast<std::size_t>(out.height));
+  for (int y = 0; y < out.height; ++y) {
+    const auto* row = reinterpret_cast<const std::uint8_t*>(image.const_data()) +
+                      static_cast<std::ptrdiff_t>(y) * image.bytes_per_row();
+    for (int x = 0; x < out.width; ++x) {
+      const std::uint8_t* pixel = row + 4 * x;  // B, G, R, A in memory
+      out.gray[static_cast<std::size_t>(y) * out.width + x] =
+          static_cast<std::uint8_t>((pixel[2] * 299 + pixel[1] * 587 + pixel[0] * 114) / 1000);
+    }
+  }
+  // A page with fewer than one dark pixel in 5,000 has no line of text on it.
+  const auto dark = std::count_if(out.gray.begin(), out.gray.end(), [](std::uint8_t v) { return v < 160; });
+  out.blank = static_cast<std::size_t>(dark) * 5000 < out.gray.size();
+  return out;
+}
+
+// OCRs `pages` (indices into the document, in order) into `lines`, ocr_threads at a time.
+Result<void> ocr_pages(poppler::document& pdf, const std::vector<int>& pages, const LoadLimits& limits,
+                       std::vector<std::vector<OcrLine>>& lines) {
+  std::mutex poppler_mutex, error_mutex;
+  std::optional<Error> first_error;
+  std::atomic<std::size_t> next{0};
+  const auto fail = [&](Error error) {
+    std::lock_guard lock(error_mutex);
+    if (!first_error) first_error = std::move(error);
+  };
+  const auto failed = [&] {
+    std::lock_guard lock(error_mutex);
+    return first_error.has_value();
+  };
+  const auto work = [&] {
+    auto engine = OcrEngine::create(limits.ocr_languages);
+    if (!engine) return fail(engine.error());
+    for (std::size_t i; !failed() && (i = next++) < pages.size();) {
+      if (auto go_on = limits.stop.check(); !go_on) return fail(go_on.error());
+      Result<RenderedPage> rendered = make_error(ErrorCode::corrupt, "corrupt PDF: a page could not be read for OCR");
+      {
+        std::lock_guard lock(poppler_mutex);
+        std::unique_ptr<poppler::page> page(pdf.create_page(pages[i]));
+        if (page) rendered = render_for_ocr(*page, limits);
+      }
+      if (!rendered) return fail(rendered.error());
+      if (rendered->blank) continue;
+      auto read =
+          (*engine)->read({rendered->gray.data(), rendered->width, rendered->height, rendered->width, rendered->dpi},
+                          limits.ocr_page_seconds);
+      if (!read)
+        return fail(
+            make_error(read.error().code, "page " + std::to_string(pages[i] + 1) + ": " + read.error().message));
+      lines[i] = std::move(*read);
+    }
+  };
+  const std::size_t threads = std::clamp<std::size_t>(limits.ocr_threads, 1, pages.size());
+  std::vector<std::thread> helpers;
+  for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& helper : helpers) helper.join();
+  if (first_error) return *first_error;
+  return {};
+}
+
 }  // namespace
 
 Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
@@ -71,12 +187,35 @@ Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
         "PDF has " + std::to_string(page_count) + " pages, over max_pages (" + std::to_string(limits.max_pages) + ")");
   }
 
-  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
-  for (int index = 0; index < page_count && !builder.stopped(); ++index) {
+  // Each page's text layer first; the pages without a usable one are OCR'd after.
+  std::vector<std::string> texts(static_cast<std::size_t>(page_count));
+  std::vector<int> scanned;
+  for (int index = 0; index < page_count; ++index) {
+    if (auto go_on = limits.stop.check(); !go_on) return go_on.error();
     std::unique_ptr<poppler::page> page(pdf->create_page(index));
     if (!page) continue;  // a damaged page object: the other pages are still worth having
+    texts[static_cast<std::size_t>(index)] = pdf_page_text(words_of(*page));
+    if (!usable_text(texts[static_cast<std::size_t>(index)]) && !limits.ocr_languages.empty()) scanned.push_back(index);
+  }
+  if (scanned.size() > limits.max_ocr_pages) {
+    return make_error(ErrorCode::invalid_argument, "PDF has " + std::to_string(scanned.size()) +
+                                                       " pages that need OCR, over max_ocr_pages (" +
+                                                       std::to_string(limits.max_ocr_pages) + ")");
+  }
+  std::vector<std::vector<OcrLine>> ocr_lines(scanned.size());
+  if (!scanned.empty()) {
+    if (auto read = ocr_pages(*pdf, scanned, limits, ocr_lines); !read) return read.error();
+  }
+
+  DocumentBuilder builder(limits.max_text_bytes, limits.stop);
+  std::size_t next_scanned = 0;
+  for (int index = 0; index < page_count && !builder.stopped(); ++index) {
     builder.set_page(static_cast<std::uint32_t>(index + 1));
-    builder.add_paragraph(pdf_page_text(words_of(*page)));
+    if (next_scanned < scanned.size() && scanned[next_scanned] == index) {
+      builder.add_ocr_lines(ocr_lines[next_scanned++]);
+    } else {
+      builder.add_paragraph(texts[static_cast<std::size_t>(index)]);
+    }
   }
   return std::move(builder).finish("pdf", to_utf8(pdf->get_title()), static_cast<std::uint32_t>(page_count));
 }

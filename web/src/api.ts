@@ -20,11 +20,14 @@ export interface Source {
   heading_path: string[]; text: string;
   table?: string; row_first?: number; row_last?: number;  // a piece of a table: which one, which rows
 }
+// Where an OCR'd line is on its page: fractions of the page's width and height from its top-left corner.
+export interface Box { page: number; left: number; top: number; right: number; bottom: number }
 export interface Citation {
   number: number; chunk_id: number; document_id: number; document: string; title: string; format: string;
   page: number | null; page_last: number | null; start: number; end: number; text: string;
   answer_start: number; answer_end: number;
   table_header?: string;  // a cited table row's header lines
+  boxes?: Box[];  // of OCR'd text: the lines the cited bytes are on
 }
 export interface SearchHit {
   rank: number; score: number; chunk_id: number; document_id: number; document: string; title: string; format: string;

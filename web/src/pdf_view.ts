@@ -2,6 +2,8 @@
 // a canvas under its text layer, and the cited span is marked in the text layer where its text matches.
 
 import { getDocument, GlobalWorkerOptions, TextLayer, type PDFDocumentProxy } from "pdfjs-dist";
+import { type Box } from "./api";
+import { boxOverlay } from "./ocr_boxes";
 import { findInItems } from "./text_match";
 
 GlobalWorkerOptions.workerSrc = "/assets/pdf.worker.min.mjs";  // served by the binary, like the page
@@ -28,10 +30,12 @@ export interface ShownPage { page: number; highlighted: string; pages: number }
 // Renders into `into` the first page of [first, last] that holds `cited` (or `first` when none does),
 // `cited` marked; scales the page to the panel's width.
 export async function showPdfPage(into: HTMLElement, key: string, load: () => Promise<ArrayBuffer>,
-                                  first: number, last: number, cited: string): Promise<ShownPage> {
+                                  first: number, last: number, cited: string, boxes: Box[] = []): Promise<ShownPage> {
   const pdf = await open(key, load);
   first = Math.min(Math.max(1, first), pdf.numPages);
   last = Math.min(Math.max(first, last), pdf.numPages);
+  // OCR'd text (a scanned page) has no text layer to search: its boxes say where it is.
+  if (boxes.length) first = last = Math.min(Math.max(1, boxes[0]!.page), pdf.numPages);
   let chosen = first, content = null;
   for (let n = first; n <= last; ++n) {
     const text = await (await pdf.getPage(n)).getTextContent();
@@ -74,6 +78,10 @@ export async function showPdfPage(into: HTMLElement, key: string, load: () => Pr
     div.replaceChildren(text.slice(0, r.from), mark, text.slice(r.to));
     highlighted += mark.textContent;
   }
-  sheet.querySelector(".highlight")?.scrollIntoView({ block: "center" });
+  for (const box of boxes.filter(b => b.page === chosen)) {
+    sheet.append(boxOverlay(box));
+    highlighted ||= cited;
+  }
+  (sheet.querySelector(".highlight") ?? sheet.querySelector(".ocr-box"))?.scrollIntoView({ block: "center" });
   return { page: chosen, highlighted, pages: pdf.numPages };
 }

@@ -3,8 +3,9 @@
 // documents as their indexed text scrolled to the span. A document the server no longer has falls
 // back to the chunk's own text.
 
-import { Api, type Citation, type Source } from "./api";
+import { Api, type Box, type Citation, type Source } from "./api";
 import { append, byId, formatMs, h } from "./dom";
+import { boxOverlay } from "./ocr_boxes";
 import { placeOf } from "./place";
 import { splitAtByteSpan } from "./text_spans";
 
@@ -15,6 +16,7 @@ export interface Span {
   page: number; page_last: number;  // 0: no pages
   start: number; end: number; text: string;
   heading_path?: string[];
+  boxes?: Box[];  // OCR'd text: its lines' boxes, drawn over the page or image
   chunk?: { start: number; text: string };  // the chunk around the span, when the document cannot be read
 }
 
@@ -23,9 +25,22 @@ export function citationSpan(citation: Citation, sources: Source[]): Span {
   return {
     label: `Source [${citation.number}]`, document_id: citation.document_id, document: citation.document,
     title: citation.title, format: citation.format, page: citation.page ?? 0, page_last: citation.page_last ?? citation.page ?? 0,
-    start: citation.start, end: citation.end, text: citation.text, heading_path: source?.heading_path,
+    start: citation.start, end: citation.end, text: citation.text, heading_path: source?.heading_path, boxes: citation.boxes,
     chunk: source ? { start: source.start, text: source.text } : undefined,
   };
+}
+
+// Images a browser draws; TIFF scans are shown as their text.
+const imageFormats = new Map([["png", "image/png"], ["jpg", "image/jpeg"], ["webp", "image/webp"]]);
+
+// A scanned image with its cited lines' boxes over it, scaled to the panel.
+function scannedImage(image: Blob, boxes: Box[]): HTMLElement {
+  const url = URL.createObjectURL(image);
+  const img = h("img", { src: url, alt: "The scanned image", class: "scan" }) as HTMLImageElement;
+  img.addEventListener("load", () => URL.revokeObjectURL(url), { once: true });
+  const sheet = h("div", { class: "scan-page" }, img);
+  for (const box of boxes) sheet.append(boxOverlay(box));
+  return sheet;
 }
 
 export class SourcePanel {
@@ -68,7 +83,8 @@ export class SourcePanel {
       try {
         const { showPdfPage } = await import("./pdf_view");
         const shown = await showPdfPage(view, `${collection}/${span.document_id}`,
-          () => this.api.documentFile(collection, span.document_id), span.page || 1, span.page_last || span.page || 1, span.text);
+          () => this.api.documentFile(collection, span.document_id), span.page || 1, span.page_last || span.page || 1, span.text,
+          span.boxes ?? []);
         if (mine !== this.shown) return;
         if (badge) { badge.dataset.page = String(shown.page); badge.textContent = `Page ${shown.page} of ${shown.pages}`; }
         view.dataset.openMs = (performance.now() - clicked).toFixed(1);
@@ -80,6 +96,14 @@ export class SourcePanel {
         if (mine !== this.shown) return;
         view.replaceChildren(h("p", { class: "hint" }, `The PDF cannot be shown (${e instanceof Error ? e.message : String(e)}); its text follows.`));
       }
+    }
+    if (imageFormats.has(span.format) && collection && span.document_id && span.boxes?.length) {
+      try {
+        const bytes = await this.api.documentFile(collection, span.document_id);
+        if (mine !== this.shown) return;
+        view.append(scannedImage(new Blob([bytes], { type: imageFormats.get(span.format) }), span.boxes));
+        view.dataset.openMs = (performance.now() - clicked).toFixed(1);
+      } catch { /* the text follows */ }
     }
     await this.showText(span, view, collection, mine);
   }
