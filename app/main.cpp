@@ -24,9 +24,11 @@
 #include "cli/store_command.h"
 #include "core/log.h"
 #include "core/paths.h"
+#include "platform/openmp_limit.h"
 #include "store/catalog.h"
 
 int main(int argc, char** argv) {
+  kotae::platform::restart_with_one_openmp_thread(argv);  // Tesseract's OpenMP: platform/openmp_limit.h
   // A peer that went away (Redis restarted under a pooled connection) is an error to handle where it
   // is met, not the end of the process.
   std::signal(SIGPIPE, SIG_IGN);

@@ -11,5 +11,5 @@ target_compile_definitions(loader_tests PRIVATE KOTAE_EXAMPLES_DIR="${PROJECT_SO
 # rendered by poppler, written as images and image-only PDFs by Leptonica, read back by Tesseract.
 kotae_test(ocr_tests SOURCES text/ocr_test.cpp
            LIBS kotae_loaders kotae_text kotae_core PkgConfig::POPPLER_CPP PkgConfig::LEPTONICA
-           PROPERTIES TIMEOUT 600)
+           PROPERTIES TIMEOUT 600 ENVIRONMENT OMP_THREAD_LIMIT=1)  # as the kotae binary runs (platform/openmp_limit.h)
 target_compile_definitions(ocr_tests PRIVATE KOTAE_EXAMPLES_DIR="${PROJECT_SOURCE_DIR}/examples/docs")
