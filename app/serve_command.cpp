@@ -73,8 +73,11 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--finished-jobs-per-tenant", o.ingest.finished_kept, "KOTAE_FINISHED_JOBS_PER_TENANT",
        "finished ingestion jobs kept per tenant")
       ->check(CLI::Range(1, 1000000));
-  flag("--ingest-threads", o.ingest.threads, "KOTAE_INGEST_THREADS", "ingestion jobs running at once")
+  flag("--ingest-threads", o.ingest.threads, "KOTAE_INGEST_THREADS",
+       "ingestion jobs of any size running at once (small jobs have a lane of their own besides)")
       ->check(CLI::Range(1, 64));
+  flag("--ingest-express-bytes", o.ingest.express_bytes, "KOTAE_INGEST_EXPRESS_BYTES",
+       "the largest job (bytes uploaded) the express lane runs beside big ones; 0: no express lane");
   flag("--ocr-languages", o.ingest.ocr_languages, "KOTAE_OCR_LANGUAGES",
        "Tesseract languages for scanned PDF pages and images, joined by '+' (eng+deu); \"\" for no OCR");
   flag("--ingest-seconds-per-file", o.ingest.max_seconds_per_file, "KOTAE_INGEST_SECONDS_PER_FILE",

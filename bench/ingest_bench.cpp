@@ -15,10 +15,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -147,6 +149,80 @@ std::string page_text(const kotae::text::Document& doc, std::uint32_t page) {
 
 }  // namespace
 
+// The cells of a Markdown table row as DocumentBuilder writes it: "| a | | b |".
+std::vector<std::string> markdown_cells(std::string_view row) {
+  std::vector<std::string> cells;
+  if (row.size() < 2) return cells;
+  row = row.substr(1, row.size() - 2);
+  for (std::size_t begin = 0;;) {
+    std::size_t end = begin;
+    while (end < row.size() && !(row[end] == '|' && (end == 0 || row[end - 1] != '\\'))) ++end;
+    std::string cell(row.substr(begin, end - begin));
+    cell.erase(0, cell.find_first_not_of(' '));
+    cell.erase(cell.find_last_not_of(' ') + 1);
+    cells.push_back(cell);
+    if (end >= row.size()) return cells;
+    begin = end + 1;
+  }
+}
+
+using Table = std::vector<std::vector<std::string>>;  // rows of cells, the header first
+
+// The largest table on each page of `doc` (its "| --- |" line left out), by page.
+std::map<std::uint32_t, Table> tables_by_page(const kotae::text::Document& doc) {
+  std::map<std::uint32_t, Table> largest;
+  Table table;
+  std::size_t current = SIZE_MAX;
+  std::uint32_t page = 0;
+  const auto keep = [&] {
+    if (table.size() > largest[page].size()) largest[page] = table;
+    table.clear();
+  };
+  for (const auto& segment : doc.segments) {
+    if (!segment.in_table()) continue;
+    if (segment.table_begin != current) keep();
+    current = segment.table_begin;
+    page = segment.page;
+    const std::string_view text = std::string_view(doc.text).substr(segment.begin, segment.end - segment.begin);
+    table.push_back(markdown_cells(text.substr(0, text.find('\n'))));
+  }
+  keep();
+  return largest;
+}
+
+// Cell accuracy of the tables found in a PDF against the cells they were printed from (table k on
+// page k): the share of the known cells found in the same row and column of the largest table found
+// on their page (a table not found, or found in pieces, loses the cells it misses).
+nlohmann::json table_accuracy(const std::string& pdf_path, const std::string& truth_path) {
+  const auto truth = nlohmann::json::parse(read_file(truth_path));
+  auto doc = kotae::text::load_document_bytes(read_file(pdf_path), "pdf");
+  if (!doc) return {{"name", "pdf_tables"}, {"error", doc.error().message}};
+  auto found = tables_by_page(*doc);
+  std::size_t cells = 0, right = 0, whole = 0, pages_with_tables = 0;
+  for (const auto& [page, table] : found) pages_with_tables += !table.empty();
+  for (std::size_t t = 0; t < truth.size(); ++t) {
+    bool all = true;
+    const Table& got = found[static_cast<std::uint32_t>(t + 1)];
+    for (std::size_t r = 0; r < truth[t].size(); ++r) {
+      for (std::size_t c = 0; c < truth[t][r].size(); ++c) {
+        const std::string want = truth[t][r][c];
+        const bool ok = r < got.size() && c < got[r].size() && got[r][c] == want;
+        ++cells;
+        right += ok;
+        all = all && ok;
+      }
+    }
+    whole += all;
+  }
+  return {{"name", "pdf_tables"},
+          {"tables", truth.size()},
+          {"pages_with_a_table", pages_with_tables},
+          {"tables_exact", whole},
+          {"cells", cells},
+          {"cell_accuracy", static_cast<double>(right) / static_cast<double>(std::max<std::size_t>(1, cells))},
+          {"target_cell_accuracy", 0.95}};
+}
+
 int main(int argc, char** argv) {
   CLI::App app("kotae-bench-ingest: OCR accuracy and speed, and the loaders' throughput");
   std::vector<std::string> pdfs, throughput;
@@ -156,6 +232,9 @@ int main(int argc, char** argv) {
   app.add_option("--dpi", dpis, "scan resolutions")->capture_default_str();
   app.add_option("--pages", pages, "pages of each PDF (0: all)");
   app.add_option("--throughput", throughput, "files whose loading is timed");
+  std::string tables_pdf, tables_truth;
+  app.add_option("--tables", tables_pdf, "a PDF of tables printed from --tables-truth (bench/make_pdf_tables.py)");
+  app.add_option("--tables-truth", tables_truth, "the JSON of those tables' cells");
   CLI11_PARSE(app, argc, argv);
   setMsgSeverity(L_SEVERITY_NONE);
 
@@ -214,6 +293,7 @@ int main(int argc, char** argv) {
         {"pages_per_s_per_core", t.pages / std::max(1e-9, t.seconds)}};
   }
   std::cout << summary.dump() << std::endl;
+  if (!tables_pdf.empty()) std::cout << table_accuracy(tables_pdf, tables_truth).dump() << std::endl;
 
   for (const auto& path : throughput) {
     const std::string bytes = read_file(path);

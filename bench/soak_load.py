@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 
+from kotae_server import KotaeServer
 from latency_stats import percentile
 
 MIX = [("search", 0.34), ("ask", 0.32), ("embeddings", 0.32), ("upload", 0.02)]
@@ -66,38 +67,6 @@ def rss_bytes(pid):
 
 def ms(seconds):
     return None if seconds is None else round(seconds * 1000, 2)
-
-
-class Server:
-    def __init__(self, binary, data, log_path):
-        self.log_file = open(log_path, "w")
-        self.process = subprocess.Popen(
-            [binary, "serve", "--data", data, "--port", "0"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        self.port = None
-        deadline = time.time() + 300
-        while time.time() < deadline:
-            line = self.process.stderr.readline()
-            if not line:
-                raise SystemExit("kotae serve exited during start (%s)" % self.process.wait())
-            self.log_file.write(line)
-            event = json.loads(line)
-            if event.get("event") == "listening":
-                self.port = event["port"]
-            if event.get("event") == "ready":
-                threading.Thread(target=self._drain, daemon=True).start()
-                return
-        raise SystemExit("kotae serve was not ready in time")
-
-    def _drain(self):
-        # The server logs a line per request: keep only the rest (a soak would fill the disk).
-        for line in self.process.stderr:
-            if '"event":"request"' not in line:
-                self.log_file.write(line)
-                self.log_file.flush()
 
 
 class Client:
@@ -340,7 +309,7 @@ def main():
     args = parser.parse_args()
     window_seconds = args.window_seconds or (60 if args.minutes > 10 else 30)
 
-    server = Server(args.binary, args.data, os.path.join(args.work, "kotae-serve.log"))
+    server = KotaeServer(args.binary, args.data, os.path.join(args.work, "kotae-serve.log"))
     pid, port = server.process.pid, server.port
     load = Load(port, args.seed)
     client = Client(port)

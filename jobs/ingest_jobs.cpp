@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 
 #include "core/log.h"
 #include "core/random_id.h"
@@ -19,11 +20,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// How often, at most, a file's OCR progress is written to the job's record (its status in memory,
+// which GET /v1/jobs and the events stream read, follows every page).
+constexpr auto kOcrRecordInterval = std::chrono::seconds(1);
+
 bool finished(const std::string& state) {
   return state != "queued" && state != "running";
 }
 bool file_done(const JobFile& f) {
   return f.status != "queued" && f.status != "indexing";
+}
+// A file that will be indexed again from its start.
+void requeue(JobFile& f) {
+  f.status = "queued";
+  f.ocr_pages = f.ocr_pages_done = 0;
 }
 
 fs::path uploads_dir(const assembly::ServedCollection& c) {
@@ -81,8 +91,12 @@ Result<fs::path> stored_upload(const assembly::ServedCollection& c, const std::s
 
 IngestJobs::IngestJobs(IngestJobsOptions options, std::shared_ptr<store::JobRecordStore> records)
     : options_(std::move(options)), records_(std::move(records)) {
-  workers_left_ = std::max<std::size_t>(options_.threads, 1);
-  for (std::size_t i = 0; i < workers_left_; ++i) threads_.emplace_back([this] { work(); });
+  const bool express_lane = options_.express_bytes > 0;
+  workers_left_ = std::max<std::size_t>(options_.threads, 1) + (express_lane ? 1 : 0);
+  for (std::size_t i = 0; i < workers_left_; ++i) {
+    const bool express = express_lane && i == 0;
+    threads_.emplace_back([this, express] { work(express); });
+  }
 }
 
 IngestJobs::~IngestJobs() {
@@ -151,7 +165,7 @@ void IngestJobs::recover(const std::shared_ptr<assembly::ServedCollection>& coll
     }
     job->status.state = "queued";
     for (auto& f : job->status.files) {
-      if (f.status == "indexing") f.status = "queued";  // its transaction never committed, or committed whole
+      if (f.status == "indexing") requeue(f);  // its transaction never committed, or committed whole
     }
     unfinished.push_back(std::move(job));
   }
@@ -187,7 +201,7 @@ void IngestJobs::enqueue(std::shared_ptr<Job> job) {
   std::lock_guard lock(mutex_);
   jobs_[job->status.id] = job;
   queue_.push_back(std::move(job));
-  wake_.notify_one();
+  wake_.notify_all();  // the express lane may not take it: every worker looks
 }
 
 std::optional<JobStatus> IngestJobs::get(const std::string& id, const std::string& tenant) const {
@@ -251,17 +265,37 @@ bool IngestJobs::wait_stopped(std::chrono::milliseconds deadline) {
   return idle_.wait_for(lock, deadline, [this] { return workers_left_ == 0; });
 }
 
-void IngestJobs::work() {
+std::shared_ptr<IngestJobs::Job> IngestJobs::take_next(bool express) {
+  auto best = queue_.end();
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    const Job& job = **it;
+    if (express && job.status.bytes_total > options_.express_bytes) continue;
+    if (writing_.contains(job.collection.get())) continue;
+    if (best == queue_.end() || served_[job.status.tenant] < served_[(*best)->status.tenant]) best = it;
+  }
+  if (best == queue_.end()) return nullptr;
+  std::shared_ptr<Job> job = *best;
+  queue_.erase(best);
+  served_[job->status.tenant] = ++turns_;
+  writing_.insert(job->collection.get());
+  return job;
+}
+
+void IngestJobs::work(bool express) {
   for (;;) {
     std::shared_ptr<Job> job;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (stopping_) break;  // what waits stays queued in its record
-      job = queue_.front();
-      queue_.pop_front();
+      wake_.wait(lock, [&] { return stopping_ || (job = take_next(express)) != nullptr; });
+      if (stopping_) {
+        if (job) queue_.push_front(job);  // what waits stays queued in its record
+        break;
+      }
     }
     run(job);
+    std::lock_guard lock(mutex_);
+    writing_.erase(job->collection.get());
+    wake_.notify_all();  // a job of that collection may go now
   }
   std::lock_guard lock(mutex_);
   --workers_left_;
@@ -360,6 +394,27 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
   options.cancelled = &job.stop;
   options.limits.ocr_languages = options_.ocr_languages;
   options.limits.ocr_threads = static_cast<std::uint32_t>(options_.threads);  // a scan's pages, as many as jobs
+  // The file being indexed, its OCR so far and when its record was last saved: the loader reports
+  // every page, from its OCR threads, one call at a time.
+  struct OcrProgress {
+    std::size_t file = 0;
+    OcrTally tally;
+    std::chrono::steady_clock::time_point saved;
+  };
+  std::mutex ocr_mutex;
+  OcrProgress ocr;
+  options.limits.on_ocr_page = [&](std::uint32_t done, std::uint32_t total) {
+    std::lock_guard guard(ocr_mutex);
+    ocr.tally.report(done, total);
+    update([&](JobStatus& s) {
+      s.files[ocr.file].ocr_pages = ocr.tally.pages;
+      s.files[ocr.file].ocr_pages_done = ocr.tally.done;
+    });
+    if (const auto now = std::chrono::steady_clock::now(); now - ocr.saved >= kOcrRecordInterval) {
+      ocr.saved = now;
+      save();
+    }
+  };
   rag::Ingester ingester(*c.store, *c.bulk_encoder, options);
   bool interrupted = false;
   for (std::size_t i = 0; i < job.status.files.size(); ++i) {
@@ -384,13 +439,20 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
       save();
       continue;
     }
-    update([&](JobStatus& s) { s.files[i].status = "indexing"; });
+    {
+      std::lock_guard guard(ocr_mutex);
+      ocr = {i, {}, std::chrono::steady_clock::now()};  // its record saved a second in at the earliest
+    }
+    update([&](JobStatus& s) {
+      s.files[i].status = "indexing";
+      s.files[i].ocr_pages = s.files[i].ocr_pages_done = 0;
+    });
     // Indexed under its file name (what the user uploaded), not the server's path to it.
     const auto start = std::chrono::steady_clock::now();
     auto report = index_upload(ingester, *stored, name);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (report.status == rag::FileStatus::failed && job.stop) {  // stopped part-way: nothing of it was stored
-      update([&](JobStatus& s) { s.files[i].status = "queued"; });
+      update([&](JobStatus& s) { requeue(s.files[i]); });
       interrupted = true;
       break;
     }

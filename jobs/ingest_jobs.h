@@ -6,6 +6,12 @@
 // collection's writer lock, across processes too (store/writer_lock.h), while it runs; a file is one transaction,
 // committed whole or not at all. Each file has a time budget, and a job can be cancelled: both are
 // heard between pages and between batches of chunks.
+//
+// Scheduling, so that no tenant's big job stalls another's small one: `threads` workers take the next
+// job round robin over tenants (the tenant served longest ago first, then its oldest job), and one more
+// worker, the express lane, takes only jobs of at most express_bytes (a few documents, not a 200-page
+// scan). No worker takes a job whose collection another running job is writing: it would only wait for
+// that job's writer lock.
 
 #include <atomic>
 #include <chrono>
@@ -18,6 +24,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,11 +39,12 @@ namespace kotae::jobs {
 class SharedJobRecords;
 
 struct IngestJobsOptions {
-  std::size_t threads = 1;                // jobs running at once
-  std::size_t finished_kept = 1000;       // finished jobs remembered per tenant (the oldest are forgotten first)
-  double max_seconds_per_file = 600;      // a file still loading or embedding after this fails; the job goes on
-  std::string ocr_languages = "eng";      // Tesseract's for scans and images ("eng+deu"; "": no OCR)
-  std::chrono::seconds writer_wait{300};  // for another process (the CLI) writing the same collection
+  std::size_t threads = 1;                   // jobs of any size running at once (and the express lane's one)
+  std::uint64_t express_bytes = 4ull << 20;  // the largest job the express lane runs (a few documents); 0: none
+  std::size_t finished_kept = 1000;          // finished jobs remembered per tenant (the oldest are forgotten first)
+  double max_seconds_per_file = 600;         // a file still loading or embedding after this fails; the job goes on
+  std::string ocr_languages = "eng";         // Tesseract's for scans and images ("eng+deu"; "": no OCR)
+  std::chrono::seconds writer_wait{300};     // for another process (the CLI) writing the same collection
 };
 
 // Receives every indexed file's byte and chunk counts (metrics).
@@ -89,7 +97,9 @@ class IngestJobs {
     std::atomic<bool> stop{false};  // cancelled or shutting down: heard between pages and batches
     bool cancelled = false;         // by a client (under mutex_): the job ends as cancelled
   };
-  void work();
+  void work(bool express);
+  // Under mutex_: the job a worker runs next, taken from the queue, or null when none suits it.
+  std::shared_ptr<Job> take_next(bool express);
   void run(const std::shared_ptr<Job>& job);
   void enqueue(std::shared_ptr<Job> job);
   void remember_finished(
@@ -102,7 +112,10 @@ class IngestJobs {
   mutable std::mutex mutex_;
   std::condition_variable wake_, idle_;
   std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::deque<std::shared_ptr<Job>> queue_;
+  std::deque<std::shared_ptr<Job>> queue_;                            // oldest first
+  std::map<std::string, std::uint64_t> served_;                       // per tenant: when it last got a worker
+  std::uint64_t turns_ = 0;                                           // counts the jobs handed to workers
+  std::set<const assembly::ServedCollection*> writing_;               // collections a running job writes
   std::map<std::string, std::deque<std::shared_ptr<Job>>> finished_;  // per tenant, oldest first
   bool stopping_ = false;
   std::size_t workers_left_ = 0;

@@ -35,6 +35,10 @@ nlohmann::json job_json(const JobStatus& s) {
   for (const auto& f : s.files) {
     nlohmann::json file{{"name", f.name}, {"status", f.status}, {"chunks", f.chunks}, {"bytes", f.bytes}};
     if (!f.error.empty()) file["error"] = f.error;
+    if (f.ocr_pages > 0) {
+      file["ocr_pages"] = f.ocr_pages;
+      file["ocr_pages_done"] = f.ocr_pages_done;
+    }
     files.push_back(std::move(file));
   }
   auto time = [](double t) { return t > 0 ? nlohmann::json(t) : nlohmann::json(nullptr); };
@@ -74,6 +78,8 @@ std::optional<JobStatus> job_from_record(const nlohmann::json& r) {
       file.chunks = f.at("chunks").get<std::size_t>();
       file.bytes = f.at("bytes").get<std::uint64_t>();
       file.error = f.value("error", "");
+      file.ocr_pages = f.value("ocr_pages", std::uint32_t{0});
+      file.ocr_pages_done = std::min(f.value("ocr_pages_done", std::uint32_t{0}), file.ocr_pages);
       s.files.push_back(std::move(file));
     }
     const auto& p = r.at("progress");

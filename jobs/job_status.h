@@ -22,6 +22,29 @@ struct JobFile {
   std::size_t chunks = 0;
   std::uint64_t bytes = 0;
   std::string error;
+  // Pages of the file that need OCR (a scan's pages, an image's) and how many of them are read, as the
+  // loader reports them while the file is indexing; 0 and 0 for a file with nothing to OCR (the JSON
+  // forms leave both out then). They stay once the file is done; a file that starts over resets them.
+  std::uint32_t ocr_pages = 0, ocr_pages_done = 0;
+};
+
+// A file's OCR as the loader reports it (text::LoadLimits::on_ocr_page): each OCR'd part of the file
+// (the file itself, or each scan or image a mail attaches) counts from 0, and the file's figures add
+// the parts up, so that the total grows as parts are found and `done` never goes back.
+class OcrTally {
+ public:
+  void report(std::uint32_t part_done, std::uint32_t part_pages) {
+    if (part_done == 0) {  // a part begins
+      base_pages_ = pages;
+      base_done_ = done;
+    }
+    pages = base_pages_ + part_pages;
+    done = base_done_ + part_done;
+  }
+  std::uint32_t pages = 0, done = 0;  // JobFile::ocr_pages, ocr_pages_done
+
+ private:
+  std::uint32_t base_pages_ = 0, base_done_ = 0;
 };
 
 struct JobStatus {

@@ -94,6 +94,7 @@ Result<std::optional<FileTask>> QueuedJobs::begin_file(const std::string& job_id
       s.files[file].status = "cancelled";
     } else {
       s.files[file].status = "indexing";
+      s.files[file].ocr_pages = s.files[file].ocr_pages_done = 0;  // an attempt reads its pages afresh
       s.state = "running";
       if (s.started == 0) s.started = unix_seconds();
       work = true;
@@ -107,7 +108,7 @@ Result<std::optional<FileTask>> QueuedJobs::begin_file(const std::string& job_id
 }
 
 Result<JobStatus> QueuedJobs::finish_file(const std::string& job_id, std::size_t file, const std::string& status,
-                                          std::size_t chunks, const std::string& error) {
+                                          std::size_t chunks, const std::string& error, const OcrTally& ocr) {
   auto job = KOTAE_TRY_VALUE(update(
       job_id,
       [&](JobStatus& s, bool cancel_requested) {
@@ -116,6 +117,10 @@ Result<JobStatus> QueuedJobs::finish_file(const std::string& job_id, std::size_t
         f.status = status;
         f.chunks = chunks;
         f.error = error;
+        if (ocr.pages > 0) {
+          f.ocr_pages = ocr.pages;
+          f.ocr_pages_done = ocr.done;
+        }
         s.chunks += chunks;
         s.bytes_done += f.bytes;
         settle_job(s, cancel_requested);
@@ -125,11 +130,22 @@ Result<JobStatus> QueuedJobs::finish_file(const std::string& job_id, std::size_t
   return std::move(*job);
 }
 
+Result<void> QueuedJobs::ocr_progress(const std::string& job_id, std::size_t file, std::uint32_t pages_done,
+                                      std::uint32_t pages) {
+  KOTAE_TRY(update(job_id, [&](JobStatus& s, bool) {
+    if (file >= s.files.size() || s.files[file].status != "indexing") return;
+    s.files[file].ocr_pages = pages;
+    s.files[file].ocr_pages_done = pages_done;
+  }));
+  return {};
+}
+
 Result<void> QueuedJobs::retry_file(const std::string& job_id, std::size_t file, const std::string& error) {
   KOTAE_TRY(update(job_id, [&](JobStatus& s, bool) {
     if (file >= s.files.size() || job_file_done(s.files[file])) return;
     s.files[file].status = "queued";
     s.files[file].error = error;
+    s.files[file].ocr_pages = s.files[file].ocr_pages_done = 0;
   }));
   return {};
 }

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -64,9 +65,13 @@ class QueuedJobs {
   // when there is nothing to do: the file is done already (a second delivery of its entry) or its job
   // was cancelled (the file is marked so), or the job is gone.
   Result<std::optional<FileTask>> begin_file(const std::string& job_id, std::size_t file);
-  // The file's result; its bytes leave the store. The job as it stands then.
+  // The file's result (and its OCR's last figures, when it had pages to OCR); its bytes leave the
+  // store. The job as it stands then.
   Result<JobStatus> finish_file(const std::string& job_id, std::size_t file, const std::string& status,
-                                std::size_t chunks, const std::string& error);
+                                std::size_t chunks, const std::string& error, const OcrTally& ocr = {});
+  // The file's OCR so far (text::LoadLimits::on_ocr_page, tallied), while it is indexing: every replica's
+  // GET /v1/jobs/{id} shows it. The caller bounds how often (a transaction on the job's row each).
+  Result<void> ocr_progress(const std::string& job_id, std::size_t file, std::uint32_t pages_done, std::uint32_t pages);
   // An attempt that failed in a way a later one may cure: the file waits again, saying why.
   Result<void> retry_file(const std::string& job_id, std::size_t file, const std::string& error);
   // Why the file's last attempt failed ("" when none said: its worker died).

@@ -25,7 +25,7 @@
 namespace kotae::rag {
 
 struct IngestOptions {
-  text::LoadLimits limits;
+  text::LoadLimits limits;        // passed to every load as they are (on_ocr_page too), with the file's stop added
   text::ChunkerOptions chunking;  // max_tokens is capped to what the encoder reads
   // A file still loading or embedding after this many seconds fails (0: no budget), and one in
   // progress when `cancelled` (borrowed, may be null) turns true stops; both are asked between pages

@@ -15,7 +15,9 @@
 // boundary gives exactly the tokens counted here.
 //
 // Where a chunk ends, among the tokens that fit:
-//   0. at a unit's end, however short the chunk (Document::pages_are_units: a chunk is on one slide);
+//   0. at a unit's end, however short the chunk (Document::pages_are_units: a chunk is on one slide),
+//      or before a PDF's running lines (TextSegment::furniture), which no chunk holds: the next chunk
+//      starts after them;
 //   1. at the first heading change once the chunk is at least half full (a new section, a new chunk);
 //   2. else at the last paragraph break, then sentence end, then line break, that leaves the chunk at
 //      least half full (as many whole paragraphs as fit; a long paragraph is cut at sentences, and a
@@ -81,6 +83,10 @@ void mark_segment_changes(const Encoding& tokens, const SegmentIndex& segments, 
     const std::size_t before = segment_at(tokens.offsets[j - 1].first);
     const std::size_t after = segment_at(tokens.offsets[j].first);
     if (after >= segments.size()) return;  // text past the last segment: no headings to compare
+    if (segments[after].furniture && !segments[before].furniture) {
+      boundaries[j] = Boundary::unit;  // a chunk ends where running lines begin
+      continue;
+    }
     if (segments[after].in_table() && segments[before].table_begin == segments[after].table_begin &&
         segments[before].in_table()) {
       if (before == after || segments[before].begin == segments[before].table_begin) {
@@ -267,8 +273,14 @@ Result<std::vector<Chunk>> chunk_document(const Document& document, const Tokeni
 
   const auto span_begin = [&](TokenIndex t) { return std::size_t{tokens.offsets[t].first}; };
   const auto span_end = [&](TokenIndex t) { return std::size_t{tokens.offsets[t - 1].second}; };
+  const auto furniture = [&](TokenIndex t) {
+    const std::size_t s = segments.first_after(span_begin(t));
+    return s < segments.size() && segments[s].furniture && segments[s].begin <= span_begin(t);
+  };
   TokenIndex start = 0, previous_end = 0;
   for (;;) {
+    while (start < n && furniture(start)) ++start;
+    if (start == n) break;
     // A chunk that starts after a table's header, among its rows, repeats the header first.
     std::size_t header_begin = 0, header_end = 0, header_tokens = 0;
     if (const std::size_t s = segments.first_after(span_begin(start)); s < segments.size()) {

@@ -24,6 +24,9 @@ struct TextSegment {
   std::uint32_t row = 0;  // the row's number in its source: a sheet's row, else 1 for the header; 0 outside tables
   std::size_t table_begin = 0;  // the table's header is text[table_begin, header_end): what a piece of
   std::size_t header_end = 0;   // the table repeats before its rows
+  // A running header, footer or page number of a PDF (text/loaders/pdf_layout.h): kept in the text,
+  // after the body, with its page, but in no chunk.
+  bool furniture = false;
   bool in_table() const { return row != 0; }
 };
 

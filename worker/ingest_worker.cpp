@@ -1,6 +1,7 @@
 #include "worker/ingest_worker.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "core/log.h"
 #include "rag/ingester.h"
@@ -13,6 +14,7 @@ namespace {
 using Milliseconds = std::chrono::milliseconds;
 
 constexpr Milliseconds kPostgresReconnectWait{1000};  // after PostgreSQL was out of reach
+constexpr Milliseconds kOcrRecordInterval{1000};      // a file's OCR progress written to its job at most this often
 
 }  // namespace
 
@@ -93,6 +95,19 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   ingest.max_seconds_per_file = options_.max_seconds_per_file;
   ingest.limits.ocr_languages = options_.ocr_languages;
   ingest.limits.ocr_threads = static_cast<std::uint32_t>(options_.concurrency);
+  // The file's OCR: every page, from the loader's OCR threads (one call at a time), tallied here and
+  // written to the job's row at most about once a second.
+  jobs::OcrTally ocr;
+  auto ocr_recorded = std::chrono::steady_clock::now();
+  ingest.limits.on_ocr_page = [&](std::uint32_t done, std::uint32_t pages) {
+    ocr.report(done, pages);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - ocr_recorded < kOcrRecordInterval) return;
+    ocr_recorded = now;
+    if (auto recorded = jobs_.ocr_progress(job_id, file, ocr.done, ocr.pages); !recorded) {
+      log_event("ocr_progress_not_recorded", {{"where", where}, {"reason", recorded.error().message}}, LogLevel::warn);
+    }
+  };
   Result<rag::FileReport> report = rag::FileReport{};
   {
     std::lock_guard writing(c.writer);  // one writer per collection in this process
@@ -109,7 +124,7 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
     if (auto stored = c.store->find_document(name); stored && *stored)
       chunks = static_cast<std::size_t>((*stored)->chunk_count);
   }
-  if (auto recorded = jobs_.finish_file(job_id, file, status, chunks, report->error); !recorded) {
+  if (auto recorded = jobs_.finish_file(job_id, file, status, chunks, report->error, ocr); !recorded) {
     return retry(recorded.error().message);  // the document is stored; the next attempt finds it unchanged
   }
   (void)queue.acknowledge(entry);  // lost: delivered again, and acknowledged then without work

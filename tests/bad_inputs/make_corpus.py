@@ -221,6 +221,74 @@ def ods_row(*cells, repeated=1):
     return b"<table:table-row" + repeat + b">" + inline + b"</table:table-row>"
 
 
+def gif_of_zeros(width, height):
+    """A GIF of width x height pixels, all of colour 0, LZW-compressed as any encoder does a run: each
+    code one pixel longer than the one before, the table cleared when full (about 0.7 bytes per
+    thousand pixels, so 150 kB decode to 225 megapixels)."""
+    min_size = 2
+    clear, end = 1 << min_size, (1 << min_size) + 1
+    out = bytearray()
+    state = {"acc": 0, "n": 0, "bits": min_size + 1, "free": clear + 2, "clear": False}
+
+    def output(code):  # as the classic GIF encoder writes a code, then widens (or resets) the codes
+        state["acc"] |= code << state["n"]
+        state["n"] += state["bits"]
+        while state["n"] >= 8:
+            out.append(state["acc"] & 0xFF)
+            state["acc"] >>= 8
+            state["n"] -= 8
+        if state["clear"]:
+            state["bits"], state["clear"] = min_size + 1, False
+        elif state["free"] > (4096 if state["bits"] == 12 else (1 << state["bits"]) - 1):
+            state["bits"] += 1
+
+    output(clear)
+    remaining, length = width * height, 1
+    while remaining > 0:
+        run = min(length, remaining)
+        output(0 if run == 1 else clear + run)
+        remaining -= run
+        if state["free"] < 4096:
+            state["free"] += 1
+            length += 1
+        else:
+            state["free"], state["clear"] = clear + 2, True
+            output(clear)
+            length = 1
+    output(end)
+    if state["n"] > 0:
+        out.append(state["acc"] & 0xFF)
+    blocks = b"".join(bytes([len(out[i : i + 255])]) + out[i : i + 255] for i in range(0, len(out), 255))
+    return (
+        b"GIF89a"
+        + struct.pack("<HHBBB", width, height, 0x91, 0, 0)
+        + b"\xff\xff\xff\x00\x00\x00\x80\x80\x80\xc0\xc0\xc0"
+        + b"\x2c"
+        + struct.pack("<HHHHB", 0, 0, width, height, 0)
+        + bytes([min_size])
+        + blocks
+        + b"\x00\x3b"
+    )
+
+
+def tiff_of_pages(pages):
+    """A little-endian TIFF of `pages` pages of one white pixel each, every page's strip the same byte."""
+    entries = [(256, 3, 1), (257, 3, 1), (258, 3, 1), (259, 3, 1), (262, 3, 1), (273, 4, 8), (278, 3, 1), (279, 4, 1)]
+    ifd_size = 2 + 12 * len(entries) + 4
+    out = bytearray(b"II*\x00" + struct.pack("<I", 10) + b"\xff\x00")  # the first IFD at 10; the strip at 8
+    for page in range(pages):
+        following = 10 + (page + 1) * ifd_size if page + 1 < pages else 0
+        out += struct.pack("<H", len(entries))
+        for tag, kind, value in entries:
+            out += (
+                struct.pack("<HHII", tag, kind, 1, value)
+                if kind == 4
+                else struct.pack("<HHIHH", tag, kind, 1, value, 0)
+            )
+        out += struct.pack("<I", following)
+    return bytes(out)
+
+
 def mail(subject, body_headers, body, extra_headers=b""):
     """An RFC 5322 message with MIME headers."""
     return (
@@ -883,6 +951,42 @@ def cases():
     tiff_header = b"II*\x00\x08\x00\x00\x00" + struct.pack("<H", 2)
     tiff_header += struct.pack("<HHII", 256, 4, 1, 60000) + struct.pack("<HHII", 257, 4, 1, 60000) + b"\x00" * 4
     upload("tiff_header_only", "broken_image", tiff_header, "header.tiff", failed("corrupt image"))
+    upload(
+        "gif_named_png",
+        "broken_image",
+        gif_of_zeros(300, 100),
+        "picture.png",
+        failed("not a PNG, JPEG, TIFF or WebP"),
+        note="a GIF named .png: refused from its magic bytes (Leptonica's header reader decodes a GIF whole to "
+        "learn its size: 150 kB of GIF made it take 280 MB and 2 s before max_image_pixels was even checked)",
+    )
+    upload(
+        "tiff_1001_pages",
+        "broken_image",
+        tiff_of_pages(1001),
+        "pages.tiff",
+        failed("max_ocr_pages"),
+        note="1,001 one-pixel pages: counted from their headers and refused before any is decoded or OCR'd",
+    )
+    vp8l = b"\x2f" + struct.pack("<I", (16383 - 1) | ((16383 - 1) << 14))
+    upload(
+        "webp_16383_square",
+        "broken_image",
+        b"RIFF" + struct.pack("<I", 4 + 8 + len(vp8l)) + b"WEBP" + b"VP8L" + struct.pack("<I", len(vp8l)) + vp8l,
+        "huge.webp",
+        failed("16383 x 16383 pixels", "max_image_pixels"),
+        note="25 bytes whose header claims 268 megapixels (WebP's largest): refused from the header",
+    )
+    sof = b"\xff\xc0" + struct.pack(">HBHHB", 11, 8, 65500, 65500, 1) + b"\x01\x11\x00"
+    sos = b"\xff\xda" + struct.pack(">HB", 8, 1) + b"\x01\x00\x00\x3f\x00"
+    upload(
+        "jpg_65500_square",
+        "broken_image",
+        b"\xff\xd8" + sof + sos + b"\xff\xd9",
+        "huge.jpg",
+        failed("65500 x 65500 pixels", "max_image_pixels"),
+        note="a JPEG whose frame header claims 4.3 gigapixels: refused from the header",
+    )
 
     # --- Invalid UTF-8 and other odd text ------------------------------------------------------
     latin1 = "Caf\xe9 cr\xe8me: na\xefve r\xe9sum\xe9s about lighthouse keepers.\n".encode("latin-1")

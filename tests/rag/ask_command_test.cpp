@@ -4,12 +4,14 @@
 
 #include <fstream>
 #include <iterator>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
 #include "support/base64.h"
 #include "support/command_runner.h"
 #include "support/office_files.h"
+#include "support/scans.h"
 #include "support/test_data.h"
 #include "support/tiny_gguf.h"
 #include "support/write_zip.h"
@@ -122,6 +124,44 @@ TEST_F(AskCommandTest, AnswersFromAMailsPdfAttachmentUnderTheMail) {
   EXPECT_TRUE(under_the_attachment) << answer.dump(2);
   // The answer quotes the PDF, which only the attachment holds.
   EXPECT_NE(answer["answer"].get<std::string>().find("client/server"), std::string::npos) << answer.dump(2);
+}
+
+TEST_F(AskCommandTest, AnswersFromAScanAndAPhotoWithThePageAndTheBoxesOfTheCitedLines) {
+  // The example PDF's pages 1-2 as an image-only PDF and its page 3 as a PNG, at 200 dpi; nothing
+  // born-digital in the collection.
+  const fs::path scans = root_ / "scans";
+  fs::create_directories(scans);
+  std::ifstream in(fs::path(KOTAE_EXAMPLES_DIR) / "sqlite-when-to-use.pdf", std::ios::binary);
+  const std::string pdf_bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::unique_ptr<poppler::document> pdf(
+      poppler::document::load_from_raw_data(pdf_bytes.data(), static_cast<int>(pdf_bytes.size())));
+  ASSERT_TRUE(pdf);
+  const testing::PixPtr one = testing::render_page(*pdf, 0, 200), two = testing::render_page(*pdf, 1, 200),
+                        three = testing::render_page(*pdf, 2, 200);
+  std::ofstream(scans / "scanned-guide.pdf", std::ios::binary) << testing::scanned_pdf({one.get(), two.get()}, 200);
+  std::ofstream(scans / "photo-of-page-3.png", std::ios::binary) << testing::encode_image(three.get(), IFF_PNG);
+  const auto indexed = kotae("index " + scans.string() + " --collection scans");
+  ASSERT_EQ(indexed.exit_code, 0) << indexed.err;
+
+  // The citation of OCR'd text names its page and carries the boxes of its lines (fractions of the page).
+  const auto cited_with_boxes = [](const nlohmann::json& answer, const std::string& format, int page) {
+    for (const auto& c : answer["citations"]) {
+      if (!c["document"].get<std::string>().ends_with(format) || c["page"] != page || c["boxes"].empty()) continue;
+      for (const auto& box : c["boxes"]) {
+        EXPECT_EQ(box["page"], page);
+        EXPECT_LT(box["left"].get<double>(), box["right"].get<double>());
+        EXPECT_LT(box["top"].get<double>(), box["bottom"].get<double>());
+        EXPECT_LE(box["bottom"].get<double>(), 1.0);
+      }
+      return true;
+    }
+    return false;
+  };
+  const auto cache = ask_json("'Can SQLite be a cache for enterprise data?' --collection scans");
+  EXPECT_TRUE(cited_with_boxes(cache, ".pdf", 2)) << cache.dump(2);
+  const auto fossil = ask_json("'Which Fossil version offers SQLite Archive files as a download?' --collection scans");
+  EXPECT_TRUE(cited_with_boxes(fossil, ".png", 1)) << fossil.dump(2);
+  EXPECT_NE(fossil["answer"].get<std::string>().find("2.5"), std::string::npos) << fossil.dump(2);
 }
 
 TEST_F(AskCommandTest, AnswersFromSpreadsheetsAndCsvWithTheRowUnderItsHeader) {

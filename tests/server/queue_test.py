@@ -23,11 +23,13 @@ import json
 import os
 import random
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import zlib
 
 from cluster_test import Postgres, kotae, log_events, replica, search, wait_for, STARTED
 from kotae_http import Checks, json_request, request, upload, wait_job
@@ -129,6 +131,17 @@ def make_keys(binary, url, *tenants):
         made = kotae(binary, "keygen", "--store", url, "--tenant", tenant, *(["--admin"] if tenant == "ops" else []))
         keys[tenant] = {"Authorization": "Bearer " + json.loads(made.stdout)["key"]}
     return keys
+
+
+def white_png(width, height):
+    """A white 8-bit gray PNG of width x height, made with the standard library."""
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = b"".join(b"\x00" + b"\xff" * width for _ in range(height))
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 def notes(prefix, count, repeat=20):
@@ -269,6 +282,18 @@ def ingestion(checks, binary, data, work, pg, redis):
     checks.check(
         "the worker's /healthz and /readyz",
         request(worker_port, "GET", "/healthz")[0] == 200 and request(worker_port, "GET", "/readyz")[0] == 200,
+    )
+    # A picture with nothing on it: the worker OCRs its one page, finds no text, and the job's row
+    # keeps the page count the loader reported (the same on both replicas).
+    blank = upload(a.port, "notes", {"blank.png": white_png(200, 60)}, alice)
+    scanned = (wait_job_as(b.port, blank, alice, 60) or {}).get("files", [{}])[0]
+    checks.check(
+        "a worker's OCR pages are in the job: a blank image, 1 page of 1 read, then no text",
+        scanned.get("ocr_pages") == 1
+        and scanned.get("ocr_pages_done") == 1
+        and scanned.get("status") == "failed"
+        and "no text" in scanned.get("error", ""),
+        scanned,
     )
     checks.check("SIGTERM: the worker exits 0", w1.stop() == 0)
 

@@ -5,10 +5,13 @@ add_test(NAME ServerFixture.IndexFaq
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/make_server_data.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(ServerFixture.IndexFaq PROPERTIES FIXTURES_SETUP server_data TIMEOUT 300)
 
+# poppler and Leptonica make a scanned PDF of examples/docs' PDF to upload (its OCR progress in the job).
 kotae_test(server_tests SOURCES server/server_test.cpp server/tenant_isolation_test.cpp LIBS kotae_model nlohmann_json::nlohmann_json
+           PkgConfig::POPPLER_CPP PkgConfig::LEPTONICA
            PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
 target_compile_definitions(server_tests PRIVATE KOTAE_BINARY="$<TARGET_FILE:kotae>"
-                                                KOTAE_SERVER_DATA="${KOTAE_SERVER_TEST_DATA}")
+                                                KOTAE_SERVER_DATA="${KOTAE_SERVER_TEST_DATA}"
+                                                KOTAE_EXAMPLES_DIR="${PROJECT_SOURCE_DIR}/examples/docs")
 add_dependencies(server_tests kotae)
 
 add_test(NAME ServerTest.OfficialOpenAIPythonClient

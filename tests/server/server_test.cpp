@@ -3,8 +3,14 @@
 // the CLI in a fixture; tests that change collections use names of their own.
 
 #include <gtest/gtest.h>
-
+#include <leptonica/allheaders.h>
+#include <poppler-document.h>
+#include <poppler-image.h>
+#include <poppler-page-renderer.h>
+#include <poppler-page.h>
 #include <signal.h>
+
+#include <algorithm>
 
 #include <cmath>
 #include <fstream>
@@ -428,6 +434,103 @@ TEST_F(ServerTest, AQueuedJobCanBeCancelled) {
   http_request("DELETE", server_->url("/v1/collections/cancel-test"));
 }
 
+// A scanner's PDF of examples/docs' first `pages` pages: each rendered by poppler at 300 dpi, made
+// black and white, and written by Leptonica as a page that is one G4 picture (no text layer).
+std::string scanned_pdf(int pages) {
+  std::string original;
+  {
+    std::ifstream in(fs::path(KOTAE_EXAMPLES_DIR) / "sqlite-when-to-use.pdf", std::ios::binary);
+    original.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::unique_ptr<poppler::document> pdf(
+      poppler::document::load_from_raw_data(original.data(), static_cast<int>(original.size())));
+  if (!pdf) return "";
+  PIXA* scans = pixaCreate(pages);
+  for (int index = 0; index < pages; ++index) {
+    std::unique_ptr<poppler::page> page(pdf->create_page(index));
+    poppler::page_renderer renderer;
+    renderer.set_render_hint(poppler::page_renderer::antialiasing, true);
+    renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
+    const poppler::image image = renderer.render_page(page.get(), 300, 300);
+    PIX* gray = pixCreate(image.width(), image.height(), 8);
+    l_uint32* data = pixGetData(gray);
+    const int wpl = pixGetWpl(gray);
+    for (int y = 0; y < image.height(); ++y) {
+      const auto* row = reinterpret_cast<const unsigned char*>(image.const_data()) + y * image.bytes_per_row();
+      for (int x = 0; x < image.width(); ++x) {
+        const unsigned char* p = row + 4 * x;
+        SET_DATA_BYTE(data + y * wpl, x, (p[2] * 299 + p[1] * 587 + p[0] * 114) / 1000);
+      }
+    }
+    PIX* black_and_white = pixThresholdToBinary(gray, 160);
+    pixSetResolution(black_and_white, 300, 300);
+    pixaAddPix(scans, black_and_white, L_INSERT);
+    pixDestroy(&gray);
+  }
+  l_uint8* bytes = nullptr;
+  size_t size = 0;
+  const bool made = pixaConvertToPdfData(scans, 300, 1.0, L_G4_ENCODE, 0, "scan", &bytes, &size) == 0;
+  pixaDestroy(&scans);
+  std::string out = made ? std::string(reinterpret_cast<const char*>(bytes), size) : "";
+  lept_free(bytes);
+  return out;
+}
+
+// A scan's pages are OCR'd two at a time (--ingest-threads 2), and its file in the job counts them as
+// they are read: the events stream shows the count rising while the file indexes, and the job's record
+// keeps the final count across a restart.
+TEST_F(ServerTest, AScannedPdfShowsItsOcrPagesInTheJobAsTheyAreRead) {
+  const std::vector<std::string> args = {"--data", (dir_ / "data").string(), "--ingest-threads", "2"};
+  server_.reset();
+  server_ = std::make_unique<KotaeServerProcess>(KOTAE_BINARY, args, dir_ / "server-ocr.log");  // a log of its own
+  ASSERT_EQ(server_->error(), "");
+  const std::string scan = scanned_pdf(3);
+  ASSERT_FALSE(scan.empty());
+  ASSERT_EQ(post("/v1/collections", {{"name", "scans"}}).status, 201);
+  const std::string boundary = "scan-boundary";
+  auto accepted =
+      http_request("POST", server_->url("/v1/collections/scans/documents"),
+                   form({{"notes.md", "# Notes\n\nNothing here needs OCR.\n"}, {"scan.pdf", scan}}, boundary),
+                   {"Content-Type: multipart/form-data; boundary=" + boundary});
+  ASSERT_EQ(accepted.status, 202) << accepted.body;
+  const std::string id = body_of(accepted)["id"];
+
+  // The stream ends when the job does.
+  auto stream = http_request("GET", server_->url("/v1/jobs/" + id + "/events"), "", {}, 240);
+  ASSERT_EQ(stream.status, 200) << stream.error;
+  std::vector<int> read_while_indexing;  // the scan's ocr_pages_done in each event that shows it indexing
+  json last;
+  for (const auto& [name, data] : parse_events(stream.body)) {
+    ASSERT_EQ(name, "job");
+    last = json::parse(data);
+    EXPECT_FALSE(last["files"][0].contains("ocr_pages")) << "a Markdown file has nothing to OCR: " << data;
+    const json& file = last["files"][1];
+    if (file["status"] != "indexing" || !file.contains("ocr_pages")) continue;
+    EXPECT_EQ(file["ocr_pages"], 3) << data;
+    read_while_indexing.push_back(file["ocr_pages_done"].get<int>());
+  }
+  ASSERT_EQ(last["state"], "succeeded") << last.dump();
+  EXPECT_EQ(last["files"][1]["status"], "indexed");
+  EXPECT_EQ(last["files"][1]["ocr_pages"], 3);
+  EXPECT_EQ(last["files"][1]["ocr_pages_done"], 3);
+  EXPECT_TRUE(std::is_sorted(read_while_indexing.begin(), read_while_indexing.end()));
+  EXPECT_TRUE(std::any_of(read_while_indexing.begin(), read_while_indexing.end(), [](int n) { return n > 0 && n < 3; }))
+      << "no event showed the scan part-way through its pages";
+  auto answer =
+      body_of(post("/v1/search", {{"collection", "scans"}, {"query", "Appropriate Uses For SQLite"}, {"k", 1}}));
+  EXPECT_EQ(answer["hits"][0]["document"], "scan.pdf") << answer.dump();
+
+  // The record, read back by the next start.
+  EXPECT_EQ(server_->terminate(), 0);
+  server_ = std::make_unique<KotaeServerProcess>(KOTAE_BINARY, args, dir_ / "server-ocr-again.log");
+  ASSERT_EQ(server_->error(), "");
+  const json again = body_of(get("/v1/jobs/" + id));
+  EXPECT_EQ(again["files"][1]["ocr_pages"], 3) << again.dump();
+  EXPECT_EQ(again["files"][1]["ocr_pages_done"], 3);
+  EXPECT_FALSE(again["files"][0].contains("ocr_pages"));
+  http_request("DELETE", server_->url("/v1/collections/scans"));
+}
+
 // Uploads files and waits for the job to finish; returns its final status.
 json upload_and_wait(KotaeServerProcess& server, const std::string& collection,
                      const std::vector<std::pair<std::string, std::string>>& files) {
@@ -442,6 +545,35 @@ json upload_and_wait(KotaeServerProcess& server, const std::string& collection,
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return job;
+}
+
+TEST_F(ServerTest, ASmallUploadIsNotKeptWaitingBehindAScanBeingRead) {
+  // One ingestion thread, busy with a 6-page scan: a note uploaded to another collection takes the
+  // express lane (jobs up to --ingest-express-bytes) and is indexed while the scan is still read.
+  const std::vector<std::string> args = {"--data", (dir_ / "data").string(), "--ingest-threads",
+                                         "1",      "--ingest-express-bytes", "100000"};
+  server_.reset();
+  server_ = std::make_unique<KotaeServerProcess>(KOTAE_BINARY, args, dir_ / "server-express.log");
+  ASSERT_EQ(server_->error(), "");
+  const std::string scan = scanned_pdf(6);
+  ASSERT_GT(scan.size(), 100000U);
+  ASSERT_EQ(post("/v1/collections", {{"name", "scans"}}).status, 201);
+  ASSERT_EQ(post("/v1/collections", {{"name", "notes"}}).status, 201);
+  const std::string boundary = "express-boundary";
+  auto accepted =
+      http_request("POST", server_->url("/v1/collections/scans/documents"), form({{"scan.pdf", scan}}, boundary),
+                   {"Content-Type: multipart/form-data; boundary=" + boundary});
+  ASSERT_EQ(accepted.status, 202) << accepted.body;
+  const std::string scan_job = body_of(accepted)["id"];
+  for (int i = 0; i < 100 && body_of(get("/v1/jobs/" + scan_job))["state"] != "running"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const json note = upload_and_wait(*server_, "notes", {{"note.md", "# Note\n\nThe ferry leaves at nine.\n"}});
+  EXPECT_EQ(note["state"], "succeeded") << note.dump();
+  const json scan_then = body_of(get("/v1/jobs/" + scan_job));
+  EXPECT_EQ(scan_then["state"], "running") << "the note waited for the scan: " << scan_then.dump();
+  http_request("DELETE", server_->url("/v1/collections/scans"));
+  http_request("DELETE", server_->url("/v1/collections/notes"));
 }
 
 TEST_F(ServerTest, RepeatedQuestionsComeFromTheCacheUntilTheCollectionChanges) {

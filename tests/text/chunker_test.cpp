@@ -286,6 +286,23 @@ TEST_F(ChunkerTest, WhenPagesAreUnitsNoChunkSpansTwoOfThem) {
             sentence(6) + "\n\n" + sentence(6, 1));
 }
 
+TEST_F(ChunkerTest, RunningLinesAreInNoChunkWhereverTheyStand) {
+  // A PDF's running header, in the middle here as a body would never have it, and after the body as the
+  // PDF loader puts them.
+  Document document = make_document(std::vector<Paragraph>{{sentence(6), 1, {}},
+                                                           {"Operations Handbook page 1", 1, {}},
+                                                           {sentence(6, 1), 2, {}},
+                                                           {"Operations Handbook page 2", 2, {}},
+                                                           {"Confidential", 2, {}}});
+  ASSERT_EQ(chunk(document, 64, 8).size(), 1u);  // as text, it all fits one chunk
+  for (const std::size_t s : {1, 3, 4}) document.segments[s].furniture = true;
+  const std::vector<Chunk> chunks = chunk(document, 64, 8);
+  ASSERT_EQ(chunks.size(), 2u);
+  EXPECT_EQ(document.text.substr(chunks[0].begin, chunks[0].end - chunks[0].begin), sentence(6));
+  EXPECT_EQ(document.text.substr(chunks[1].begin, chunks[1].end - chunks[1].begin), sentence(6, 1));
+  EXPECT_EQ(chunks[1].page_first, 2u);
+}
+
 // A document with a paragraph, then a table of `rows` rows (and a header) whose cells hold
 // sentences, then a closing paragraph.
 Document table_document(std::size_t rows, std::size_t words_per_cell, std::size_t intro_words = 10) {

@@ -6,20 +6,20 @@
 #include <gtest/gtest.h>
 #include <leptonica/allheaders.h>
 #include <poppler-document.h>
-#include <poppler-image.h>
-#include <poppler-page-renderer.h>
-#include <poppler-page.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "support/scans.h"
 #include "text/loaders/loader.h"
 #include "text/loaders/ocr.h"
 
@@ -33,40 +33,10 @@ std::string read_file(const fs::path& path) {
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-struct DestroyPix {
-  void operator()(PIX* pix) const { pixDestroy(&pix); }
-};
-using PixPtr = std::unique_ptr<PIX, DestroyPix>;
-
-// Page `index` of a PDF rendered as an 8-bit gray Leptonica image at `dpi`.
-PixPtr render(poppler::document& pdf, int index, double dpi) {
-  std::unique_ptr<poppler::page> page(pdf.create_page(index));
-  poppler::page_renderer renderer;
-  renderer.set_render_hint(poppler::page_renderer::antialiasing, true);
-  renderer.set_render_hint(poppler::page_renderer::text_antialiasing, true);
-  const poppler::image image = renderer.render_page(page.get(), dpi, dpi);
-  PixPtr pix(pixCreate(image.width(), image.height(), 8));
-  pixSetResolution(pix.get(), static_cast<int>(dpi), static_cast<int>(dpi));
-  l_uint32* data = pixGetData(pix.get());
-  const int wpl = pixGetWpl(pix.get());
-  for (int y = 0; y < image.height(); ++y) {
-    const auto* row = reinterpret_cast<const unsigned char*>(image.const_data()) + y * image.bytes_per_row();
-    for (int x = 0; x < image.width(); ++x) {
-      const unsigned char* p = row + 4 * x;
-      SET_DATA_BYTE(data + y * wpl, x, (p[2] * 299 + p[1] * 587 + p[0] * 114) / 1000);
-    }
-  }
-  return pix;
-}
-
-std::string encode(PIX* pix, int format) {
-  l_uint8* bytes = nullptr;
-  size_t size = 0;
-  EXPECT_EQ(pixWriteMem(&bytes, &size, pix, format), 0);
-  std::string out(reinterpret_cast<const char*>(bytes), size);
-  lept_free(bytes);
-  return out;
-}
+using testing::encode_image;
+using testing::PixPtr;
+using testing::render_page;
+using testing::scanned_pdf;
 
 // The words of a text, lower-cased, punctuation trimmed.
 std::multiset<std::string> words_of(const std::string& text) {
@@ -96,6 +66,19 @@ double word_recall(const std::string& expected, const std::string& actual) {
   return want.empty() ? 1.0 : static_cast<double>(found) / static_cast<double>(want.size());
 }
 
+// What a loader told LoadLimits::on_ocr_page: (pages done, pages in all), call by call.
+using Progress = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+using Told = std::shared_ptr<Progress>;
+Told tell_into(LoadLimits& limits) {
+  auto told = std::make_shared<Progress>();
+  auto mutex = std::make_shared<std::mutex>();
+  limits.on_ocr_page = [told, mutex](std::uint32_t done, std::uint32_t total) {
+    std::lock_guard lock(*mutex);
+    told->emplace_back(done, total);
+  };
+  return told;
+}
+
 class OcrTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -103,7 +86,7 @@ class OcrTest : public ::testing::Test {
     pdf_.reset(poppler::document::load_from_raw_data(pdf_bytes_->data(), static_cast<int>(pdf_bytes_->size())));
     ASSERT_TRUE(pdf_);
     born_digital_ = new Document(*load_document_bytes(*pdf_bytes_, "pdf"));
-    page_one_ = render(*pdf_, 0, 300).release();
+    page_one_ = render_page(*pdf_, 0, 300).release();
   }
   static void TearDownTestSuite() {
     PIX* pix = page_one_;
@@ -130,7 +113,7 @@ TEST_F(OcrTest, ImagesOfAPageReadAsItsTextWithABoxPerLine) {
   const std::string expected = page_text(*born_digital_, 1);
   for (const auto& [format, lept_format] :
        std::vector<std::pair<std::string, int>>{{"png", IFF_PNG}, {"jpg", IFF_JFIF_JPEG}, {"webp", IFF_WEBP}}) {
-    auto doc = load_document_bytes(encode(page_one_, lept_format), format);
+    auto doc = load_document_bytes(encode_image(page_one_, lept_format), format);
     ASSERT_TRUE(doc) << format << ": " << doc.error().message;
     EXPECT_EQ(doc->format, format);
     EXPECT_EQ(doc->pages, 1u);
@@ -149,7 +132,7 @@ TEST_F(OcrTest, ImagesOfAPageReadAsItsTextWithABoxPerLine) {
     }
   }
   // The title is the first line, at the top of the page.
-  auto png = load_document_bytes(encode(page_one_, IFF_PNG), "png");
+  auto png = load_document_bytes(encode_image(page_one_, IFF_PNG), "png");
   ASSERT_TRUE(png);
   EXPECT_TRUE(png->text.starts_with("Appropriate Uses For SQLite")) << png->text.substr(0, 80);
   EXPECT_LT(png->boxes.front().top, 0.15);
@@ -158,22 +141,17 @@ TEST_F(OcrTest, ImagesOfAPageReadAsItsTextWithABoxPerLine) {
 TEST_F(OcrTest, AScannedPdfIsOcrdPageByPageAndABornDigitalOneNever) {
   EXPECT_TRUE(born_digital_->boxes.empty());
   // An image-only PDF of the first two pages, as a scanner makes one.
-  PixPtr page_two = render(*pdf_, 1, 300);
-  PIXA* pages = pixaCreate(2);
-  pixaAddPix(pages, page_one_, L_COPY);
-  pixaAddPix(pages, page_two.get(), L_COPY);
-  l_uint8* bytes = nullptr;
-  size_t size = 0;
-  ASSERT_EQ(pixaConvertToPdfData(pages, 300, 1.0, L_FLATE_ENCODE, 0, "scan", &bytes, &size), 0);
-  pixaDestroy(&pages);
-  const std::string scan(reinterpret_cast<const char*>(bytes), size);
-  lept_free(bytes);
+  PixPtr page_two = render_page(*pdf_, 1, 300);
+  const std::string scan = scanned_pdf({page_one_, page_two.get()}, 300);
+  ASSERT_FALSE(scan.empty());
 
   LoadLimits limits;
   limits.ocr_threads = 2;
+  const Told told = tell_into(limits);
   auto doc = load_document_bytes(scan, "pdf", limits);
   ASSERT_TRUE(doc) << doc.error().message;
   EXPECT_EQ(doc->pages, 2u);
+  EXPECT_EQ(*told, (Progress{{0, 2}, {1, 2}, {2, 2}}));  // from two OCR threads, one call at a time, in order
   for (std::uint32_t page : {1u, 2u}) {
     EXPECT_GE(word_recall(page_text(*born_digital_, page), page_text(*doc, page)), 0.97) << page_text(*doc, page);
   }
@@ -204,13 +182,13 @@ TEST_F(OcrTest, LimitsAreCheckedBeforeTheWorkAndTheEngineTellsWhatIsMissing) {
 
   LoadLimits limits;
   limits.ocr_page_seconds = 0.001;
-  auto slow = load_document_bytes(encode(page_one_, IFF_PNG), "png", limits);
+  auto slow = load_document_bytes(encode_image(page_one_, IFF_PNG), "png", limits);
   ASSERT_FALSE(slow);
   EXPECT_NE(slow.error().message.find("ocr_page_seconds"), std::string::npos) << slow.error().message;
 
   limits = {};
   limits.ocr_languages = "eng+xyz";
-  auto missing = load_document_bytes(encode(page_one_, IFF_PNG), "png", limits);
+  auto missing = load_document_bytes(encode_image(page_one_, IFF_PNG), "png", limits);
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("'eng+xyz' are not all installed"), std::string::npos)
       << missing.error().message;
@@ -218,22 +196,59 @@ TEST_F(OcrTest, LimitsAreCheckedBeforeTheWorkAndTheEngineTellsWhatIsMissing) {
   auto garbage = load_document_bytes("not an image at all", "png");
   ASSERT_FALSE(garbage);
   EXPECT_EQ(garbage.error().code, ErrorCode::corrupt);
+  for (const char* tiny : {"", "\x89PNG", "II*\0"}) {  // shorter than the magic Leptonica looks at
+    auto cut = load_document_bytes(tiny, "png");
+    ASSERT_FALSE(cut);
+    EXPECT_EQ(cut.error().code, ErrorCode::corrupt);
+  }
+  // Leptonica's other formats are not read, whatever the name says (it decodes a GIF whole to learn
+  // its size).
+  PixPtr small(pixScale(page_one_, 0.1f, 0.1f));
+  for (const int other : {IFF_GIF, IFF_BMP, IFF_PNM}) {
+    auto refused = load_document_bytes(encode_image(small.get(), other), "png");
+    ASSERT_FALSE(refused) << other;
+    EXPECT_NE(refused.error().message.find("not a PNG, JPEG, TIFF or WebP"), std::string::npos)
+        << refused.error().message;
+  }
 
   const OcrInfo info = ocr_info();
   EXPECT_TRUE(info.version.starts_with("5.")) << info.version;
   EXPECT_NE(std::find(info.languages.begin(), info.languages.end(), "eng"), info.languages.end());
 }
 
+TEST_F(OcrTest, ABlankScannedPageCountsAsRead) {
+  PixPtr blank(pixCreate(2480, 3508, 8));  // A4 at 300 dpi, white
+  pixSetAllArbitrary(blank.get(), 255);
+  const std::string scan = scanned_pdf({blank.get()}, 300);
+  ASSERT_FALSE(scan.empty());
+  LoadLimits limits;
+  const Told told = tell_into(limits);
+  auto doc = load_document_bytes(scan, "pdf", limits);
+  ASSERT_FALSE(doc);  // nothing to read on it
+  EXPECT_NE(doc.error().message.find("no text"), std::string::npos) << doc.error().message;
+  EXPECT_EQ(*told, (Progress{{0, 1}, {1, 1}}));
+}
+
 TEST_F(OcrTest, EveryPageOfATiff) {
-  PixPtr page_two = render(*pdf_, 1, 300);
+  PixPtr page_two = render_page(*pdf_, 1, 300);
   const fs::path path = fs::temp_directory_path() / ("kotae-ocr-" + std::to_string(::getpid()) + ".tiff");
   ASSERT_EQ(pixWriteTiff(path.c_str(), page_one_, IFF_TIFF_ZIP, "w"), 0);
   ASSERT_EQ(pixWriteTiff(path.c_str(), page_two.get(), IFF_TIFF_ZIP, "a"), 0);
-  auto doc = load_document(path);
-  fs::remove(path);
+  LoadLimits limits;
+  const Told told = tell_into(limits);
+  auto doc = load_document(path, limits);
   ASSERT_TRUE(doc) << doc.error().message;
   EXPECT_EQ(doc->format, "tiff");
   EXPECT_EQ(doc->pages, 2u);
+  EXPECT_EQ(*told, (Progress{{0, 2}, {1, 2}, {2, 2}}));
+  // Its pages are counted from their headers before any is read: one too many is refused at once.
+  limits.max_ocr_pages = 1;
+  told->clear();
+  auto over = load_document(path, limits);
+  fs::remove(path);
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().message.find("max_ocr_pages (1)"), std::string::npos) << over.error().message;
+  EXPECT_TRUE(told->empty());
   EXPECT_GE(word_recall(page_text(*born_digital_, 2), page_text(*doc, 2)), 0.97) << page_text(*doc, 2);
 }
 

@@ -203,6 +203,14 @@ void DocumentBuilder::add_ocr_lines(const std::vector<OcrLine>& lines) {
   flush();
 }
 
+void DocumentBuilder::add_furniture(std::string_view raw) {
+  if (stopped()) return;
+  close_headings();
+  const std::string line = normalise_line(raw);
+  if (line.empty() || !append_text(line, document_.text.empty() ? "" : "\n\n")) return;
+  document_.segments.back().furniture = true;
+}
+
 void DocumentBuilder::add_document(const Document& part) {
   std::size_t table_begin = 0;  // where the part's open table starts in this document
   for (std::size_t i = 0; i < part.segments.size() && !stopped(); ++i) {
@@ -216,6 +224,7 @@ void DocumentBuilder::add_document(const Document& part) {
     }
     TextSegment& to = document_.segments.back();
     to.heading_path.insert(to.heading_path.end(), from.heading_path.begin(), from.heading_path.end());
+    to.furniture = from.furniture;
     if (!from.in_table()) continue;
     if (!next_row) table_begin = to.begin;
     to.table = from.table;

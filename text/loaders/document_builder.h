@@ -58,6 +58,10 @@ class DocumentBuilder {
   // kept in Document::boxes for its bytes.
   void add_ocr_lines(const std::vector<OcrLine>& lines);
 
+  // Appends a running header, footer or page number of the current page: a block of its own outside
+  // every heading, marked TextSegment::furniture so that no chunk holds it. Loaders add them last.
+  void add_furniture(std::string_view raw);
+
   // Appends another document's blocks as they are (an e-mail's attachment): each under the open
   // headings, followed by its own heading path, on the current page; its tables stay tables.
   void add_document(const Document& part);

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -31,6 +32,13 @@ struct LoadLimits {
   double ocr_page_seconds = 60;                  // Tesseract's time for one page
   std::uint32_t ocr_threads = 1;                 // pages of one file OCR'd at once
   std::uint64_t max_image_pixels = 200'000'000;  // width x height of an image or rendered page, checked before decoding
+  // Told how the file's OCR goes: once with 0 when the pages to OCR are known (a scanned PDF's pages
+  // without a usable text layer, an image's one page, a TIFF's pages), then after each page is read (a
+  // blank page counts as read). Called from the loading thread and from the OCR threads (ocr_threads of
+  // them), so whatever it touches must be thread-safe; the calls are one at a time, `pages_done` rising
+  // by one each. It must be quick (a page's OCR waits for it) and must not throw. An image attached to
+  // a mail reports its own pages. Empty: nobody is told.
+  std::function<void(std::uint32_t pages_done, std::uint32_t pages_total)> on_ocr_page;
   StopWhen stop;  // asked between pages and blocks: a cancelled job or a spent time budget ends the load
 };
 

@@ -1,7 +1,9 @@
 // PDF text through poppler-cpp, page by page: poppler's words in reading order (the order pdftotext
-// prints by default), joined into lines and blocks by pdf_page_text, which keeps the hyphens, dashes,
-// quotes and ligatures the PDF shows; each page's text kept with its 1-based page number. Encrypted
-// files that need a password are refused with a clear error; files poppler cannot open are corrupt.
+// prints by default, which follows columns), each with its box and font, laid out by pdf_layout:
+// tables found from the words' positions, headings from their type (so PDF chunks have a
+// heading_path), hyphenated words joined, and running headers, footers and page numbers kept after
+// the body text, where no chunk holds them. Encrypted files that need a password are refused with a
+// clear error; files poppler cannot open are corrupt.
 //
 // A page without a usable text layer (none: a scan; or mostly not words: a font without a Unicode
 // map) is rendered by poppler at 300 dpi (less for a page so large that 300 dpi would pass
@@ -30,7 +32,7 @@
 #include "text/loaders/document_builder.h"
 #include "text/loaders/format_loaders.h"
 #include "text/loaders/ocr.h"
-#include "text/loaders/pdf_page_text.h"
+#include "text/loaders/pdf_layout.h"
 #include "text/loaders/utf8_text.h"
 
 namespace kotae::text {
@@ -48,18 +50,41 @@ void silence_poppler() {
   std::call_once(silenced, [] { poppler::set_debug_error_function([](const std::string&, void*) {}, nullptr); });
 }
 
+// Whether a font's name ("ABCDEF+DejaVuSerif-Bold", "Arial,BoldItalic") says its weight is bold.
+bool bold_font(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const char* weight : {"bold", "black", "heavy", "semibold", "demi"}) {
+    if (name.find(weight) != std::string::npos) return true;
+  }
+  return false;
+}
+
 std::vector<PdfWord> words_of(const poppler::page& page) {
   std::vector<PdfWord> words;
-  for (const poppler::text_box& box : page.text_list()) {
+  for (const poppler::text_box& box : page.text_list(poppler::page::text_list_include_font)) {
     const poppler::rectf r = box.bbox();
+    const bool font = box.has_font_info();
     words.push_back({.text = to_utf8(box.text()),
                      .x = r.x(),
                      .y = r.y(),
                      .width = r.width(),
                      .height = r.height(),
+                     .font_size = font ? box.get_font_size() : 0,
+                     .bold = font && bold_font(box.get_font_name()),
                      .space_after = box.has_space_after()});
   }
   return words;
+}
+
+std::string page_text(const PdfPageContent& page) {
+  std::string text;
+  for (const PdfLine& line : page.lines) text.append(line.text).append("\n");
+  for (const PdfTable& table : page.tables) {
+    for (const auto& row : table.rows) {
+      for (const auto& cell : row) text.append(cell).append(" ");
+    }
+  }
+  return text;
 }
 
 // Whether a page's text layer is worth keeping: it has text, and most of it is characters rather
@@ -117,12 +142,21 @@ Result<RenderedPage> render_for_ocr(const poppler::page& page, const LoadLimits&
   return out;
 }
 
-// OCRs `pages` (indices into the document, in order) into `lines`, ocr_threads at a time.
+// OCRs `pages` (indices into the document, in order) into `lines`, ocr_threads at a time, telling
+// limits.on_ocr_page of each page read (a blank one too).
 Result<void> ocr_pages(poppler::document& pdf, const std::vector<int>& pages, const LoadLimits& limits,
                        std::vector<std::vector<OcrLine>>& lines) {
-  std::mutex poppler_mutex, error_mutex;
+  std::mutex poppler_mutex, error_mutex, progress_mutex;
   std::optional<Error> first_error;
   std::atomic<std::size_t> next{0};
+  const auto pages_total = static_cast<std::uint32_t>(pages.size());
+  std::uint32_t pages_done = 0;  // under progress_mutex, which also keeps the calls one at a time
+  const auto tell = [&](bool page_read) {
+    if (!limits.on_ocr_page) return;
+    std::lock_guard lock(progress_mutex);
+    if (page_read) ++pages_done;
+    limits.on_ocr_page(pages_done, pages_total);
+  };
   const auto fail = [&](Error error) {
     std::lock_guard lock(error_mutex);
     if (!first_error) first_error = std::move(error);
@@ -143,7 +177,10 @@ Result<void> ocr_pages(poppler::document& pdf, const std::vector<int>& pages, co
         if (page) rendered = render_for_ocr(*page, limits);
       }
       if (!rendered) return fail(rendered.error());
-      if (rendered->blank) continue;
+      if (rendered->blank) {
+        tell(true);
+        continue;
+      }
       auto read =
           (*engine)->read({rendered->gray.data(), rendered->width, rendered->height, rendered->width, rendered->dpi},
                           limits.ocr_page_seconds);
@@ -151,8 +188,10 @@ Result<void> ocr_pages(poppler::document& pdf, const std::vector<int>& pages, co
         return fail(
             make_error(read.error().code, "page " + std::to_string(pages[i] + 1) + ": " + read.error().message));
       lines[i] = std::move(*read);
+      tell(true);
     }
   };
+  tell(false);
   const std::size_t threads = std::clamp<std::size_t>(limits.ocr_threads, 1, pages.size());
   std::vector<std::thread> helpers;
   for (std::size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
@@ -188,14 +227,19 @@ Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
   }
 
   // Each page's text layer first; the pages without a usable one are OCR'd after.
-  std::vector<std::string> texts(static_cast<std::size_t>(page_count));
+  std::vector<PdfPageContent> contents(static_cast<std::size_t>(page_count));
   std::vector<int> scanned;
   for (int index = 0; index < page_count; ++index) {
     if (auto go_on = limits.stop.check(); !go_on) return go_on.error();
     std::unique_ptr<poppler::page> page(pdf->create_page(index));
     if (!page) continue;  // a damaged page object: the other pages are still worth having
-    texts[static_cast<std::size_t>(index)] = pdf_page_text(words_of(*page));
-    if (!usable_text(texts[static_cast<std::size_t>(index)]) && !limits.ocr_languages.empty()) scanned.push_back(index);
+    const poppler::rectf box = page->page_rect();
+    PdfPageContent& content = contents[static_cast<std::size_t>(index)];
+    content = read_pdf_page(words_of(*page), box.width(), box.height());
+    if (!usable_text(page_text(content))) {
+      content = {};  // nothing of it to lay out: its OCR'd lines, if any, stand in
+      if (!limits.ocr_languages.empty()) scanned.push_back(index);
+    }
   }
   if (scanned.size() > limits.max_ocr_pages) {
     return make_error(ErrorCode::invalid_argument, "PDF has " + std::to_string(scanned.size()) +
@@ -207,15 +251,27 @@ Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
     if (auto read = ocr_pages(*pdf, scanned, limits, ocr_lines); !read) return read.error();
   }
 
+  const std::vector<PdfPageLayout> layouts = lay_out_pdf(contents);
+  contents.clear();
   DocumentBuilder builder(limits.max_text_bytes, limits.stop);
   std::size_t next_scanned = 0;
   for (int index = 0; index < page_count && !builder.stopped(); ++index) {
     builder.set_page(static_cast<std::uint32_t>(index + 1));
     if (next_scanned < scanned.size() && scanned[next_scanned] == index) {
       builder.add_ocr_lines(ocr_lines[next_scanned++]);
-    } else {
-      builder.add_paragraph(texts[static_cast<std::size_t>(index)]);
+      continue;
     }
+    for (const PdfBlock& block : layouts[static_cast<std::size_t>(index)].blocks) {
+      switch (block.kind) {
+        case PdfBlock::Kind::heading: builder.add_heading(block.level, block.text); break;
+        case PdfBlock::Kind::table: builder.add_table({.name = "", .rows = block.rows, .row_numbers = {}}); break;
+        case PdfBlock::Kind::paragraph: builder.add_paragraph(block.text); break;
+      }
+    }
+  }
+  for (int index = 0; index < page_count && !builder.stopped(); ++index) {
+    builder.set_page(static_cast<std::uint32_t>(index + 1));
+    for (const std::string& line : layouts[static_cast<std::size_t>(index)].furniture) builder.add_furniture(line);
   }
   return std::move(builder).finish("pdf", to_utf8(pdf->get_title()), static_cast<std::uint32_t>(page_count));
 }

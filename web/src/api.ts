@@ -9,7 +9,10 @@ export class ApiError extends Error {
 
 export interface Collection { name: string; documents: number; chunks: number; size_bytes: number; embedder: string }
 export interface DocumentInfo { id: number; path: string; title: string; format: string; size_bytes: number; chunks: number }
-export interface JobFile { name: string; status: string; chunks: number; bytes: number; error?: string }
+export interface JobFile {
+  name: string; status: string; chunks: number; bytes: number; error?: string;
+  ocr_pages?: number; ocr_pages_done?: number;  // only for a file with pages to OCR
+}
 export interface Job {
   id: string; collection: string; state: string; files: JobFile[];
   progress: { files_done: number; files_total: number; chunks: number; bytes_done: number; bytes_total: number };

@@ -1,7 +1,7 @@
 // The left column: collections (create, pick, delete), the picked collection's documents, and uploads
 // with per-file progress read from the jobs API.
 
-import { Api, type Collection, type Job } from "./api";
+import { Api, type Collection, type Job, type JobFile } from "./api";
 import { byId, formatBytes, h } from "./dom";
 import { remember } from "./settings";
 
@@ -143,15 +143,30 @@ export class Library {
   }
 }
 
+// What a file's row says: its status, and while a scan's pages are OCR'd, which page ("OCR page 2 of
+// 5": the next one being read; once every page is read the text is chunked and embedded: "indexing").
+function fileState(f: JobFile): string {
+  if (f.status === "indexed") return `indexed, ${f.chunks} chunks`;
+  const pages = f.ocr_pages ?? 0, read = f.ocr_pages_done ?? 0;
+  if (f.status === "indexing" && pages > 0 && read < pages) return `OCR page ${read + 1} of ${pages}`;
+  return f.status;
+}
+
 function renderJob(item: HTMLElement, job: Job): void {
   item.replaceChildren(...job.files.map(f => {
     const done = f.status === "indexed" || f.status === "unchanged";
-    const bar = h("progress", { max: 1, "aria-label": `${f.name}: ${f.status}` });
-    if (f.status !== "indexing") bar.value = f.status === "queued" ? 0 : 1;  // no value: indeterminate
+    const state = fileState(f);
+    const bar = h("progress", { max: 1, "aria-label": `${f.name}: ${state}` });
+    const pages = f.ocr_pages ?? 0;
+    if (f.status === "indexing" && pages > 0 && (f.ocr_pages_done ?? 0) < pages) {
+      bar.max = pages;
+      bar.value = f.ocr_pages_done ?? 0;
+    } else if (f.status !== "indexing") {
+      bar.value = f.status === "queued" ? 0 : 1;  // indexing without pages to OCR: no value, indeterminate
+    }
     return h("div", { class: "upload-file", "data-status": f.status },
       h("div", { class: "row" }, h("strong", {}, f.name),
-        h("span", { class: f.status === "failed" ? "error" : done ? "done" : "" },
-          f.status === "indexed" ? `indexed, ${f.chunks} chunks` : f.status)),
+        h("span", { class: f.status === "failed" ? "error" : done ? "done" : "" }, state)),
       bar,
       f.error ? h("div", { class: "file-error" }, f.error) : null);
   }));

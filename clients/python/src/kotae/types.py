@@ -82,6 +82,8 @@ class JobFile(TypedDict):
     chunks: int
     bytes: int
     error: NotRequired[str]
+    ocr_pages: NotRequired[int]  # only for a file with pages to OCR (a scan, an image)
+    ocr_pages_done: NotRequired[int]
 
 
 class JobProgress(TypedDict):
