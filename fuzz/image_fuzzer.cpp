@@ -26,7 +26,7 @@ std::string_view format_of(std::string_view bytes) {
       bytes.starts_with("MM\0+")) {
     return "tiff";
   }
-  if (bytes.starts_with("RIFF") && bytes.substr(8, 4) == "WEBP") return "webp";
+  if (bytes.starts_with("RIFF") && bytes.size() >= 12 && bytes.substr(8, 4) == "WEBP") return "webp";
   return "png";
 }
 

@@ -80,8 +80,10 @@ class ContentReader {
     std::uint32_t rows_repeated = 1;   // of the open row
     std::uint32_t cells_repeated = 1;  // of the open cell
     std::optional<std::string> date;   // the open cell's office:date-value
+    std::size_t empty_run = 0;         // empty cells of the open row not kept yet: only if text follows
     bool in_row = false;
-    bool in_cell() const { return in_row && !rows.rows.back().empty(); }
+    bool cell_open = false;
+    bool in_cell() const { return in_row && cell_open; }
   };
 
   void start_table(const XmlPart& reader) {
@@ -105,28 +107,43 @@ class ContentReader {
     std::string date = reader.attribute("date-value", kOffice);
     table.date = date.empty() ? std::nullopt : std::optional<std::string>(date.substr(0, date.find("T00:00:00")));
     table.rows.rows.back().emplace_back();
+    table.cell_open = true;
   }
 
   // The open cell, repeated as many times as it stands for where it holds text (within the sheet's
-  // width); an empty one only moves the columns on.
+  // width). Empty cells only move the columns on, and are kept only where a cell with text follows
+  // them (a row's trailing "1,020 empty cells" costs nothing); the memory of those kept is counted
+  // against the text limit, so that rows of 16,384 columns cannot fill memory.
   void end_cell(Table& table) {
+    const bool open = table.cell_open && !table.rows.rows.empty() && !table.rows.rows.back().empty();
+    table.cell_open = false;
+    if (!open) return;  // none, or a row begun inside a cell (malformed): that cell stays as it is
     auto& row = table.rows.rows.back();
-    if (row.empty()) return;
     if (table.date) row.back() = *table.date;
     table.date.reset();
-    const std::uint32_t repeats = std::min<std::uint32_t>(table.cells_repeated, kMaxTableColumns) - 1;
+    const std::size_t cells = std::min<std::uint32_t>(table.cells_repeated, kMaxTableColumns);
     table.cells_repeated = 1;
-    if (row.back().empty() || repeats == 0) {
-      row.resize(std::min<std::size_t>(row.size() + repeats, kMaxTableColumns));
+    std::string text = std::move(row.back());
+    row.pop_back();
+    if (text.empty()) {
+      table.empty_run += cells;
       return;
     }
-    count_bytes(row.back().size() * repeats);
-    if (!too_large_) row.resize(std::min<std::size_t>(row.size() + repeats, kMaxTableColumns), row.back());
+    const std::size_t width = kMaxTableColumns;
+    const std::size_t gap = std::min(table.empty_run, width - std::min(row.size(), width));
+    table.empty_run = 0;
+    count_bytes(gap * sizeof(std::string));
+    if (too_large_) return;
+    row.resize(row.size() + gap);
+    const std::size_t copies = std::min(cells, width - row.size());
+    count_bytes(text.size() * copies + sizeof(std::string) * (copies > 0 ? copies - 1 : 0));
+    if (!too_large_) row.resize(row.size() + copies, text);
   }
 
   // The open row, repeated as many times as it stands for where it holds text.
   void end_row(Table& table) {
     end_cell(table);
+    table.empty_run = 0;
     table.in_row = false;
     auto& rows = table.rows.rows;
     const bool blank = std::all_of(rows.back().begin(), rows.back().end(), [](const auto& c) { return c.empty(); });
@@ -136,7 +153,7 @@ class ContentReader {
       return;
     }
     std::size_t bytes = 0;
-    for (const auto& cell : rows.back()) bytes += cell.size();
+    for (const auto& cell : rows.back()) bytes += cell.size() + sizeof(std::string);
     for (std::uint32_t r = 1; r < table.rows_repeated && !too_large_; ++r) {
       count_bytes(bytes);
       rows.push_back(rows.back());
