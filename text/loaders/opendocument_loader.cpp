@@ -83,7 +83,7 @@ class ContentReader {
     std::size_t empty_run = 0;         // empty cells of the open row not kept yet: only if text follows
     bool in_row = false;
     bool cell_open = false;
-    bool in_cell() const { return in_row && cell_open; }
+    bool in_cell() const { return in_row && cell_open && !rows.rows.empty() && !rows.rows.back().empty(); }
   };
 
   void start_table(const XmlPart& reader) {
@@ -93,6 +93,7 @@ class ContentReader {
 
   void start_row(const XmlPart& reader) {
     Table& table = tables_.back();
+    end_cell(table);                          // a row begun inside a cell (malformed) closes it
     table.row_number += table.rows_repeated;  // past the rows the last one stood for
     table.rows_repeated = repeat_count(reader, "number-rows-repeated");
     table.rows.rows.emplace_back();
