@@ -213,6 +213,10 @@ int main(int argc, char** argv) {
   keygen_cmd->add_option("--tenant", keygen.tenant, "the tenant whose collections the key sees")->capture_default_str();
   keygen_cmd->add_option("--name", keygen.name, "the key's name in logs and limits (default: the tenant)");
   keygen_cmd->add_flag("--admin", keygen.admin, "may read /metrics and act for any tenant");
+  keygen_cmd
+      ->add_option("--role", keygen.role,
+                   "its role over its tenant's collections: reader, editor, owner or admin (the tenant's admin)")
+      ->capture_default_str();
   keygen_cmd->add_option("--rate", keygen.rate, "requests per second (0: unlimited)");
   keygen_cmd->add_option("--burst", keygen.burst, "requests at once (default: the rate)");
   keygen_cmd->add_option("--quota-jobs", keygen.queued_jobs,

@@ -70,6 +70,15 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--conversations-per-tenant", o.conversations_per_tenant, "KOTAE_CONVERSATIONS_PER_TENANT",
        "conversations stored per tenant (they do not expire; beyond this the least recently updated go)")
       ->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--audit-questions", o.audit.questions,
+                "keep the text of questions (ask, chat, search) in the audit trail; off: only that one was asked")
+      ->envname("KOTAE_AUDIT_QUESTIONS");
+  flag("--audit-retention-days", o.audit.retention_days, "KOTAE_AUDIT_RETENTION_DAYS",
+       "audit events older than this are removed (hourly)")
+      ->check(CLI::Range(1.0 / 24, 36500.0));
+  flag("--audit-max-events", o.audit.max_events, "KOTAE_AUDIT_MAX_EVENTS",
+       "audit events kept at most (the oldest go first)")
+      ->check(CLI::Range(1000, 1000000000));
   flag("--finished-jobs-per-tenant", o.ingest.finished_kept, "KOTAE_FINISHED_JOBS_PER_TENANT",
        "finished ingestion jobs kept per tenant")
       ->check(CLI::Range(1, 1000000));
@@ -198,6 +207,10 @@ int run_keygen(const KeygenOptions& options) {
                        {"tenant", options.tenant},
                        {"sha256", sha256_hex(key)}};
   if (options.admin) entry["admin"] = true;
+  if (!server::role_named(options.role)) {
+    return report_error(make_error(ErrorCode::invalid_argument, "--role: reader, editor, owner or admin"));
+  }
+  if (options.role != "admin") entry["role"] = options.role;
   if (options.rate > 0) {
     entry["rate_per_second"] = options.rate;
     entry["burst"] = options.burst > 0 ? options.burst : options.rate;

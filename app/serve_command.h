@@ -42,6 +42,7 @@ struct KeygenOptions {
   std::string tenant = "local";
   std::string name;
   bool admin = false;
+  std::string role = "admin";  // over its tenant's collections (server/auth/role.h)
   double rate = 0, burst = 0;
   std::uint64_t queued_jobs = 0, stored_bytes = 0, documents = 0;  // its tenant's quota (0: none)
 };

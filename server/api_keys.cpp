@@ -10,12 +10,6 @@
 
 namespace kotae::server {
 
-bool valid_tenant(std::string_view t) {
-  return !t.empty() && t.size() <= 64 &&
-         t.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") ==
-             std::string_view::npos;
-}
-
 Result<ApiKeys> ApiKeys::load(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) return make_error(ErrorCode::not_found, "cannot read the API key file " + file.string());
@@ -47,6 +41,11 @@ Result<ApiKeys> ApiKeys::from_entries(const nlohmann::json& entries, const std::
     key.burst = k.value("burst", key.rate_per_second > 0 ? std::max(1.0, key.rate_per_second) : 0.0);
     const std::string hash = k.value("sha256", "");
     if (key.name.empty()) return bad("a key without a \"name\"");
+    if (const auto role = k.find("role"); role != k.end()) {
+      const auto named = role->is_string() ? role_named(role->get<std::string>()) : std::nullopt;
+      if (!named) return bad("key '" + key.name + "': \"role\" must be reader, editor, owner or admin");
+      key.role = *named;
+    }
     if (!valid_tenant(key.tenant))
       return bad("key '" + key.name + "' needs a \"tenant\" of letters, digits, '_' and '-'");
     if (hash.size() != 64 || hash.find_first_not_of("0123456789abcdef") != std::string::npos) {

@@ -2,9 +2,12 @@
 // API keys, from a JSON file that stores only their SHA-256:
 //   {"keys": [{"name": "alice-laptop", "tenant": "alice", "sha256": "9f86d0...", "rate_per_second": 20, "burst": 40,
 //              "quota": {"queued_jobs": 4, "stored_bytes": 1000000000, "documents": 10000}},
+//             {"name": "ci-reader", "tenant": "alice", "role": "reader", "sha256": "..."},
 //             {"name": "ops", "admin": true, "sha256": "..."}]}
-// Each key belongs to a tenant and sees only that tenant's collections, jobs and conversations. An admin
-// key may also read /metrics and act for any tenant (header X-Kotae-Tenant). `kotae keygen` makes keys.
+// Each key belongs to a tenant and sees only that tenant's collections, jobs and conversations, with a
+// role over all of them (server/auth/role.h; "admin", the tenant's admin, when not given: what keys
+// could always do). An operator key ("admin": true) may also read /metrics and act for any tenant
+// (header X-Kotae-Tenant). `kotae keygen` makes keys.
 // Over a shared store the same entries may also live in PostgreSQL (store/postgres_api_keys.h), so
 // every replica knows every key and its quota.
 
@@ -18,6 +21,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "core/result.h"
+#include "server/auth/role.h"
+#include "server/tenant_name.h"
 
 namespace kotae::server {
 
@@ -30,9 +35,10 @@ struct TenantQuota {
 };
 
 struct ApiKey {
-  std::string name;    // for logs and rate limits; never the key itself
-  std::string tenant;  // letters, digits, '_' and '-'
-  bool admin = false;
+  std::string name;            // for logs and rate limits; never the key itself
+  std::string tenant;          // letters, digits, '_' and '-'
+  bool admin = false;          // the operator's: metrics, and any tenant
+  Role role = Role::admin;     // over its tenant's collections
   double rate_per_second = 0;  // 0: not limited
   double burst = 0;            // bucket size (at least 1 when limited)
   TenantQuota quota;           // "quota": {"queued_jobs", "stored_bytes", "documents"}
@@ -52,7 +58,5 @@ class ApiKeys {
  private:
   std::map<std::string, ApiKey> by_hash_;
 };
-
-bool valid_tenant(std::string_view tenant);
 
 }  // namespace kotae::server

@@ -185,89 +185,93 @@ struct AskInFlight {
 }  // namespace
 
 void add_ask_routes(Router& router, ServerContext& context) {
-  router.add("POST", "/v1/ask", [&context](Call& call) {
-    const auto body = parse_json_object(call.request);
-    const bool stream = bool_field(body, "stream", false);
-    const bool async = bool_field(body, "async", false);
-    if (stream && async) throw bad_request("\"stream\" and \"async\" cannot both be true");
-    auto q = std::make_shared<AskInFlight>();
-    q->ask = read_ask(body, call, context);
-    q->out = call.responder;
-    auto& ask = q->ask;
-    on_behalf_of(ask.options.generation, call, async);
-    q->turn = std::make_unique<ConversationTurn>(context.busy_conversations, call.tenant, ask.conversation_id());
-    if (ask.follow_up) load_conversation(ask, context);
-    // A first question may be answered from the cache (a follow-up depends on its conversation). The
-    // scope names the collection as it is now, its generation (this server's changes) and the change-log
-    // position it reads, caught up first with what another process (the CLI) committed: a change meanwhile
-    // leaves the entry unreachable. (Where the catch-up fails, the search says why, uncached.)
-    const auto& c = *ask.collection;
-    if (bool_field(body, "cache", true) && c.store->catch_up_before_reading()) {
-      ask.options.cache = context.answer_cache.get();
-      ask.options.cache_scope = call.tenant + "/" + c.name + "/" + c.instance + "@" +
-                                std::to_string(c.generation.load()) + "." + std::to_string(c.store->change_position());
-    }
+  router.add(
+      "POST", "/v1/ask",
+      [&context](Call& call) {
+        const auto body = parse_json_object(call.request);
+        const bool stream = bool_field(body, "stream", false);
+        const bool async = bool_field(body, "async", false);
+        if (stream && async) throw bad_request("\"stream\" and \"async\" cannot both be true");
+        auto q = std::make_shared<AskInFlight>();
+        q->ask = read_ask(body, call, context);
+        q->out = call.responder;
+        auto& ask = q->ask;
+        on_behalf_of(ask.options.generation, call, async);
+        q->turn = std::make_unique<ConversationTurn>(context.busy_conversations, call.tenant, ask.conversation_id());
+        if (ask.follow_up) load_conversation(ask, context);
+        // A first question may be answered from the cache (a follow-up depends on its conversation). The
+        // scope names the collection as it is now, its generation (this server's changes) and the change-log
+        // position it reads, caught up first with what another process (the CLI) committed: a change meanwhile
+        // leaves the entry unreachable. (Where the catch-up fails, the search says why, uncached.)
+        const auto& c = *ask.collection;
+        if (bool_field(body, "cache", true) && c.store->catch_up_before_reading()) {
+          ask.options.cache = context.answer_cache.get();
+          ask.options.cache_scope = call.tenant + "/" + c.name + "/" + c.instance + "@" +
+                                    std::to_string(c.generation.load()) + "." +
+                                    std::to_string(c.store->change_position());
+        }
 
-    // `done` runs where the answer was finished (a model's thread, or here), once.
-    auto answer = [&context, q](rag::AnswerSink sink, rag::AnswerDone done) {
-      rag::AnswerPipeline pipeline(*q->ask.collection->encoder, context.models->cross_encoder(), q->ask.backends);
-      pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.history, std::move(sink),
-                         std::move(done), context.continuations());
-    };
+        // `done` runs where the answer was finished (a model's thread, or here), once.
+        auto answer = [&context, q](rag::AnswerSink sink, rag::AnswerDone done) {
+          rag::AnswerPipeline pipeline(*q->ask.collection->encoder, context.models->cross_encoder(), q->ask.backends);
+          pipeline.ask_async(q->ask.question, *q->ask.collection->store, q->ask.options, &q->ask.history,
+                             std::move(sink), std::move(done), context.continuations());
+        };
 
-    if (async) {
-      // Accepted now, answered after the 202; what becomes of it is in its record.
-      q->record = {{"id", random_id("ask_")},
-                   {"object", "ask.task"},
-                   {"tenant", call.tenant},
-                   {"status", "queued"},
-                   {"collection", ask.collection->name},
-                   {"conversation_id", ask.conversation_id()},
-                   {"created_at", unix_seconds()}};
-      ok_or_throw(context.ask_tasks->put(q->record));
-      auto accepted = json_response(202, task_json(q->record));
-      accepted.headers.emplace_back("Location", "/v1/tasks/" + q->record["id"].get<std::string>());
-      call.responder->send(std::move(accepted));
-      q->record["status"] = "running";
-      keep(context, q->record);
-      return answer({}, [&context, q](Result<rag::Answer> answered) {
-        AskInFlight::conclude(context, q, std::move(answered), [&context, q](const Result<rag::Answer>& a) {
-          if (a) {
-            q->record["answer"] = q->whole(*a);
-            q->record["status"] = "succeeded";
-          } else {
-            q->record["error"] = error_envelope(from_error(a.error()))["error"];
-            q->record["status"] = "failed";
-          }
-          q->record["finished_at"] = unix_seconds();
+        if (async) {
+          // Accepted now, answered after the 202; what becomes of it is in its record.
+          q->record = {{"id", random_id("ask_")},
+                       {"object", "ask.task"},
+                       {"tenant", call.tenant},
+                       {"status", "queued"},
+                       {"collection", ask.collection->name},
+                       {"conversation_id", ask.conversation_id()},
+                       {"created_at", unix_seconds()}};
+          ok_or_throw(context.ask_tasks->put(q->record));
+          auto accepted = json_response(202, task_json(q->record));
+          accepted.headers.emplace_back("Location", "/v1/tasks/" + q->record["id"].get<std::string>());
+          call.responder->send(std::move(accepted));
+          q->record["status"] = "running";
           keep(context, q->record);
-        });
-      });
-    }
-    if (!stream) {
-      return answer({}, [&context, q](Result<rag::Answer> answered) {
-        AskInFlight::conclude(context, q, std::move(answered), [q](const Result<rag::Answer>& a) {
-          if (!a) return q->out->send(error_response(from_error(a.error())));
-          auto response = json_response(200, q->whole(*a));
-          response.headers.emplace_back("X-Kotae-Cache", a->cache);
-          q->out->send(std::move(response));
-        });
-      });
-    }
-    answer(AskInFlight::events(q), [&context, q](Result<rag::Answer> answered) {
-      AskInFlight::conclude(context, q, std::move(answered), [q](const Result<rag::Answer>& a) {
-        if (!q->streaming) {  // failed before its first event: a plain error response, with its status
-          if (!a) return q->out->send(error_response(from_error(a.error())));
+          return answer({}, [&context, q](Result<rag::Answer> answered) {
+            AskInFlight::conclude(context, q, std::move(answered), [&context, q](const Result<rag::Answer>& a) {
+              if (a) {
+                q->record["answer"] = q->whole(*a);
+                q->record["status"] = "succeeded";
+              } else {
+                q->record["error"] = error_envelope(from_error(a.error()))["error"];
+                q->record["status"] = "failed";
+              }
+              q->record["finished_at"] = unix_seconds();
+              keep(context, q->record);
+            });
+          });
         }
-        if (!a) {
-          q->out->event("error", json_text(error_envelope(from_error(a.error()))));
-        } else {
-          q->out->event("done", json_text(q->whole(*a)));
+        if (!stream) {
+          return answer({}, [&context, q](Result<rag::Answer> answered) {
+            AskInFlight::conclude(context, q, std::move(answered), [q](const Result<rag::Answer>& a) {
+              if (!a) return q->out->send(error_response(from_error(a.error())));
+              auto response = json_response(200, q->whole(*a));
+              response.headers.emplace_back("X-Kotae-Cache", a->cache);
+              q->out->send(std::move(response));
+            });
+          });
         }
-        q->out->end_events();
-      });
-    });
-  });
+        answer(AskInFlight::events(q), [&context, q](Result<rag::Answer> answered) {
+          AskInFlight::conclude(context, q, std::move(answered), [q](const Result<rag::Answer>& a) {
+            if (!q->streaming) {  // failed before its first event: a plain error response, with its status
+              if (!a) return q->out->send(error_response(from_error(a.error())));
+            }
+            if (!a) {
+              q->out->event("error", json_text(error_envelope(from_error(a.error()))));
+            } else {
+              q->out->event("done", json_text(q->whole(*a)));
+            }
+            q->out->end_events();
+          });
+        });
+      },
+      {.audit = "ask"});
 
   router.add("GET", "/v1/tasks/{id}", [&context](Call& call) {
     const std::string& id = call.request.path_params.at("id");

@@ -31,11 +31,13 @@ nlohmann::json describe(const assembly::ServedCollection& c, const assembly::Col
 }  // namespace
 
 void add_collection_routes(Router& router, ServerContext& context) {
-  router.add("POST", "/v1/collections", [&context](Call& call) {
-    const auto spec = read_new_collection(parse_json_object(call.request));
-    auto created = value_or_throw(context.collections->create(call.tenant, spec));
-    call.responder->send(json_response(201, describe(*created, *context.collections)));
-  });
+  router.add("POST", "/v1/collections",
+             [&context](Call& call) {
+               const auto spec = read_new_collection(parse_json_object(call.request));
+               auto created = value_or_throw(context.collections->create(call.tenant, spec));
+               call.responder->send(json_response(201, describe(*created, *context.collections)));
+             },
+             {.needs = Role::editor, .audit = "collection.create"});
 
   router.add("GET", "/v1/collections", [&context](Call& call) {
     nlohmann::json data = nlohmann::json::array();
@@ -53,13 +55,15 @@ void add_collection_routes(Router& router, ServerContext& context) {
     call.responder->send(json_response(200, describe(*c, *context.collections)));
   });
 
-  router.add("DELETE", "/v1/collections/{name}", [&context](Call& call) {
-    const auto& name = call.request.path_params.at("name");
-    ok_or_throw(context.collections->remove(call.tenant, name));
-    ok_or_throw(context.conversations->remove_collection(call.tenant, name));  // they quote its documents
-    if (context.jobs) context.jobs->forget_collection(call.tenant, name);
-    call.responder->send(json_response(200, {{"name", name}, {"object", "collection"}, {"deleted", true}}));
-  });
+  router.add("DELETE", "/v1/collections/{name}",
+             [&context](Call& call) {
+               const auto& name = call.request.path_params.at("name");
+               ok_or_throw(context.collections->remove(call.tenant, name));
+               ok_or_throw(context.conversations->remove_collection(call.tenant, name));  // they quote its documents
+               if (context.jobs) context.jobs->forget_collection(call.tenant, name);
+               call.responder->send(json_response(200, {{"name", name}, {"object", "collection"}, {"deleted", true}}));
+             },
+             {.needs = Role::owner, .audit = "collection.delete"});
 }
 
 }  // namespace kotae::server

@@ -31,19 +31,23 @@ void add_conversation_routes(Router& router, ServerContext& context) {
     call.responder->send(json_response(200, conversation_json(*record)));
   });
 
-  router.add("PATCH", "/v1/conversations/{id}", [&context](Call& call) {
-    const auto title = read_conversation_title(parse_json_object(call.request));
-    const auto& id = conversation_id(call.request.path_params.at("id"));
-    auto renamed = value_or_throw(context.conversations->rename(call.tenant, id, title, unix_seconds()));
-    if (!renamed) throw unknown_conversation(id);
-    call.responder->send(json_response(200, summary_json(*renamed)));
-  });
+  router.add("PATCH", "/v1/conversations/{id}",
+             [&context](Call& call) {
+               const auto title = read_conversation_title(parse_json_object(call.request));
+               const auto& id = conversation_id(call.request.path_params.at("id"));
+               auto renamed = value_or_throw(context.conversations->rename(call.tenant, id, title, unix_seconds()));
+               if (!renamed) throw unknown_conversation(id);
+               call.responder->send(json_response(200, summary_json(*renamed)));
+             },
+             {.audit = "conversation.rename"});
 
-  router.add("DELETE", "/v1/conversations/{id}", [&context](Call& call) {
-    const auto& id = conversation_id(call.request.path_params.at("id"));
-    if (!value_or_throw(context.conversations->remove(call.tenant, id))) throw unknown_conversation(id);
-    call.responder->send(json_response(200, {{"id", id}, {"object", "conversation"}, {"deleted", true}}));
-  });
+  router.add("DELETE", "/v1/conversations/{id}",
+             [&context](Call& call) {
+               const auto& id = conversation_id(call.request.path_params.at("id"));
+               if (!value_or_throw(context.conversations->remove(call.tenant, id))) throw unknown_conversation(id);
+               call.responder->send(json_response(200, {{"id", id}, {"object", "conversation"}, {"deleted", true}}));
+             },
+             {.audit = "conversation.delete"});
 }
 
 }  // namespace kotae::server

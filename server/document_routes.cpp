@@ -100,21 +100,24 @@ void add_document_routes(Router& router, ServerContext& context) {
     call.responder->send(std::move(response));
   });
 
-  router.add("DELETE", "/v1/collections/{name}/documents/{id}", [&context](Call& call) {
-    auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
-    const auto id = document_id(call.request.path_params.at("id"));
-    std::lock_guard writing(c->writer);
-    auto document = value_or_throw(c->store->document(id));
-    if (!document)
-      throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
-    value_or_throw(c->store->remove_document(document->path));
-    ok_or_throw(c->store->save_vector_index());
-    c->generation++;
-    if (auto forgotten = context.document_files->forget(*c, *document); !forgotten) {
-      log_event("kept_file_not_removed", {{"document", id}, {"reason", forgotten.error().message}}, LogLevel::warn);
-    }
-    call.responder->send(json_response(200, {{"id", id}, {"object", "document"}, {"deleted", true}}));
-  });
+  router.add(
+      "DELETE", "/v1/collections/{name}/documents/{id}",
+      [&context](Call& call) {
+        auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
+        const auto id = document_id(call.request.path_params.at("id"));
+        std::lock_guard writing(c->writer);
+        auto document = value_or_throw(c->store->document(id));
+        if (!document)
+          throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c->name + "'"};
+        value_or_throw(c->store->remove_document(document->path));
+        ok_or_throw(c->store->save_vector_index());
+        c->generation++;
+        if (auto forgotten = context.document_files->forget(*c, *document); !forgotten) {
+          log_event("kept_file_not_removed", {{"document", id}, {"reason", forgotten.error().message}}, LogLevel::warn);
+        }
+        call.responder->send(json_response(200, {{"id", id}, {"object", "document"}, {"deleted", true}}));
+      },
+      {.needs = Role::editor, .audit = "document.delete"});
 }
 
 }  // namespace kotae::server

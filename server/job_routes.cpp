@@ -141,7 +141,7 @@ void job_events(Call& call, ServerContext& context) {
 
 void add_job_routes(Router& router, ServerContext& context) {
   router.add("POST", "/v1/collections/{name}/documents", [&context](Call& call) { upload(call, context); },
-             {.upload = true});
+             {.needs = Role::editor, .upload = true, .audit = "document.upload"});
 
   // This replica's jobs first; over a shared store, any replica's (a load balancer may send the poll
   // of a job anywhere).
@@ -169,14 +169,17 @@ void add_job_routes(Router& router, ServerContext& context) {
 
   router.add("GET", "/v1/jobs/{id}/events", [&context](Call& call) { job_events(call, context); });
 
-  router.add("DELETE", "/v1/jobs/{id}", [&context](Call& call) {
-    const auto& id = call.request.path_params.at("id");
-    auto job = context.jobs->cancel(id, call.tenant);
-    if (!job && context.queued_jobs) job = value_or_throw(context.queued_jobs->cancel(id, call.tenant));
-    if (!job && context.shared_jobs) job = value_or_throw(context.shared_jobs->request_cancel(id, call.tenant));
-    if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
-    call.responder->send(json_response(202, jobs::job_json(*job)));
-  });
+  router.add("DELETE", "/v1/jobs/{id}",
+             [&context](Call& call) {
+               const auto& id = call.request.path_params.at("id");
+               auto job = context.jobs->cancel(id, call.tenant);
+               if (!job && context.queued_jobs) job = value_or_throw(context.queued_jobs->cancel(id, call.tenant));
+               if (!job && context.shared_jobs)
+                 job = value_or_throw(context.shared_jobs->request_cancel(id, call.tenant));
+               if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
+               call.responder->send(json_response(202, jobs::job_json(*job)));
+             },
+             {.needs = Role::editor, .audit = "job.cancel"});
 }
 
 }  // namespace kotae::server

@@ -107,6 +107,9 @@ class MeteredResponder final : public Responder {
     added_.emplace_back("X-Request-Id", request_id_);
   }
   void set_tenant(std::string tenant) { tenant_ = std::move(tenant); }
+  const std::string& request_id() const { return request_id_; }
+  // Called once with the status when the response is complete (the audit trail's record of the call).
+  void on_done(std::function<void(int)> callback) { on_done_ = std::move(callback); }
   ~MeteredResponder() override {
     if (!done_) done(status_ ? status_ : 500);
   }
@@ -135,12 +138,14 @@ class MeteredResponder final : public Responder {
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     metrics_.request_done(method_, route_, status, seconds);
     log_request(method_, route_, path_, status, seconds * 1000, request_id_, tenant_);
+    if (on_done_) on_done_(status);
   }
 
   std::shared_ptr<Responder> inner_;
   ServerMetrics& metrics_;
   std::string method_, path_, route_, request_id_, tenant_;
   Headers added_;  // on every response: CORS for a listed origin
+  std::function<void(int)> on_done_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   int status_ = 0;
   bool done_ = false;
@@ -190,6 +195,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   s.stored_keys = std::move(records->api_keys);
   s.shared_pool = std::move(records->shared_pool);
   s.own_jobs = std::move(records->own_jobs);
+  s.context.audit = std::make_unique<AuditRecorder>(std::move(records->audit), options.audit);
   s.keys = std::make_shared<const ApiKeys>(s.file_keys);
   server->refresh_keys();
   if (!s.keys_refreshed)
@@ -230,6 +236,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   add_tei_routes(s.router, s.context);
   add_job_routes(s.router, s.context);
   add_conversation_routes(s.router, s.context);
+  add_audit_routes(s.router, s.context);
   add_web_routes(s.router);
   s.options.models.on_gpu_failure = [&s](const std::string& model, const GpuFailure& failure) {
     s.context.metrics.gpu_failover(model, failure.from, failure.to);
@@ -346,7 +353,7 @@ Result<void> KotaeServer::reload_keys() {
   return {};
 }
 
-std::variant<ApiKey, HttpResponse> KotaeServer::identify(const HttpRequest& request, Access access) const {
+KotaeServer::Identity KotaeServer::identify(const HttpRequest& request, const RouteOptions& route) const {
   std::string_view presented = request.header("x-api-key");
   if (const auto authorization = request.header("authorization"); authorization.starts_with("Bearer ")) {
     presented = authorization.substr(7);
@@ -362,24 +369,31 @@ std::variant<ApiKey, HttpResponse> KotaeServer::identify(const HttpRequest& requ
         error_response({401, "invalid_api_key",
                         presented.empty() ? "send an API key: Authorization: Bearer KEY" : "the API key is not valid"});
     response.headers.emplace_back("WWW-Authenticate", "Bearer");
-    return response;
+    return {std::nullopt, std::move(response)};
   }
-  if (access == Access::admin && !key->admin)
-    return error_response({403, "forbidden", "this endpoint needs an admin key"});
+  auto refused = [&](const ApiError& error) { return Identity{*key, error_response(error)}; };
+  if (route.access == Access::admin && !key->admin)
+    return refused({403, "forbidden", "this endpoint needs an admin key"});
+  // The one place a route's role is checked: every call passes here before its handler runs.
+  if (route.access == Access::tenant && !key->admin && key->role < route.needs) {
+    return refused({403, "forbidden",
+                    std::string("this needs the role ") + name_of(route.needs) + "; key '" + key->name + "' is a " +
+                        name_of(key->role)});
+  }
   if (const auto tenant = request.header("x-kotae-tenant"); !tenant.empty()) {
-    if (!key->admin) return error_response({403, "forbidden", "only an admin key may act for another tenant"});
-    if (!valid_tenant(tenant))
-      return error_response({400, "invalid_request", "X-Kotae-Tenant: letters, digits, '_' and '-'"});
+    if (!key->admin) return refused({403, "forbidden", "only an admin key may act for another tenant"});
+    if (!valid_tenant(tenant)) return refused({400, "invalid_request", "X-Kotae-Tenant: letters, digits, '_' and '-'"});
   }
-  return *key;
+  return {*key, std::nullopt};
 }
 
 Admission KotaeServer::admit(const HttpRequest& head) {
   auto& s = *state_;
   if (auto preflight = s.origins.preflight(head)) return {std::move(preflight), 0};
   const auto match = s.router.match(head.method, head.path);
+  const std::string request_id = request_id_of(head);
   auto refuse = [&](HttpResponse refusal) {
-    const std::string route = match.handler ? match.pattern : "unmatched", request_id = request_id_of(head);
+    const std::string route = match.handler ? match.pattern : "unmatched";
     s.context.metrics.request_done(head.method, route, refusal.status, 0);
     log_request(head.method, route, head.path, refusal.status, 0, request_id, "");
     refusal.headers.emplace_back("X-Request-Id", request_id);
@@ -388,22 +402,48 @@ Admission KotaeServer::admit(const HttpRequest& head) {
   if (auto refused = s.origins.check(head)) return refuse(std::move(*refused));
   if (!match.handler) return refuse(unrouted(match, head));  // their bodies are not worth reading
   if (s.keyed && match.options.access != Access::open) {
-    if (auto identity = identify(head, match.options.access); std::holds_alternative<HttpResponse>(identity)) {
-      return refuse(std::move(std::get<HttpResponse>(identity)));
+    if (auto identity = identify(head, match.options); identity.refusal) {
+      audit_refusal(head, identity, match.options.audit, request_id);
+      return refuse(std::move(*identity.refusal));
     }
   }
   return {std::nullopt, match.options.upload ? s.options.http.max_body_bytes : s.options.limits.max_json_bytes};
 }
 
-std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access) {
+void KotaeServer::audit_refusal(const HttpRequest& head, const Identity& identity, const char* action,
+                                const std::string& request_id) {
+  auto& audit = *state_->context.audit;
+  const int status = identity.refusal->status;
+  if (!identity.key) {
+    const auto body = nlohmann::json::parse(identity.refusal->body, nullptr, false);
+    const std::string reason = body.is_object() && body.contains("error") ? body["error"].value("message", "") : "";
+    return audit.record_refusal(head, status, reason, request_id);
+  }
+  // A known key refused (a reader uploading): the route's action, denied, in its tenant's trail.
+  HttpRequest request = head;
+  state_->router.match(request);  // the path's parameters name the target
+  const auto& key = *identity.key;
+  audit.finish(audit.call_event(request, action ? action : "access.denied", key.tenant, "key:" + key.name, request_id),
+               status);
+}
+
+std::optional<HttpResponse> KotaeServer::authenticate(Call& call, const RouteOptions& route) {
   auto& s = *state_;
-  auto identity = identify(call.request, access);
-  if (auto* refusal = std::get_if<HttpResponse>(&identity)) return std::move(*refusal);
-  const ApiKey& key = std::get<ApiKey>(identity);
+  auto identity = identify(call.request, route);
+  if (identity.refusal) return std::move(*identity.refusal);
+  const ApiKey& key = *identity.key;
   call.tenant = key.tenant;
   call.admin = key.admin;
+  call.role = key.admin ? Role::admin : key.role;
+  call.actor = "key:" + key.name;
   call.quota = key.quota;
   if (const auto tenant = call.request.header("x-kotae-tenant"); !tenant.empty()) call.tenant = std::string(tenant);
+  if (s.context.audit->key_use_due(key.name)) {
+    auto used = s.context.audit->call_event(call.request, "key.use", call.tenant, call.actor, "");
+    used.target = key.name;
+    used.detail = "{}";
+    s.context.audit->finish(std::move(used), 200);
+  }
   if (const auto wait = s.limiter.take(key.name, key.rate_per_second, key.burst)) {
     auto response =
         error_response({429, "rate_limited", "too many requests for key '" + key.name + "'; retry shortly"});
@@ -417,7 +457,7 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, Access access)
 
 void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> responder) {
   auto& s = *state_;
-  Call call{std::move(request), nullptr, store::kLocalTenant, true, {}};
+  Call call{std::move(request), nullptr, store::kLocalTenant, true, Role::admin, "local", {}};
   const auto match = s.router.match(call.request);
   auto metered =
       std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
@@ -427,17 +467,24 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
   if (!match.handler) return call.responder->send(unrouted(match, call.request));
   if (s.keyed && match.options.access != Access::open) {
     call.tenant.clear();  // a refused key has no tenant; a valid one sets it
-    auto refused = authenticate(call, match.options.access);
+    auto refused = authenticate(call, match.options);
     metered->set_tenant(call.tenant);
     if (refused) return call.responder->send(std::move(*refused));
   } else if (s.keyed) {
     // An open route with keys configured: anyone may call it, but only an admin key sees the details.
-    auto identity = identify(call.request, Access::tenant);
-    const auto* key = std::get_if<ApiKey>(&identity);
-    call.admin = key && key->admin;
-    call.tenant = key ? key->tenant : "";
+    auto identity = identify(call.request, RouteOptions{});
+    const bool known = identity.key && !identity.refusal;
+    call.admin = known && identity.key->admin;
+    call.tenant = known ? identity.key->tenant : "";
   }
   metered->set_tenant(call.tenant);
+  if (match.options.audit) {
+    metered->on_done([audit = s.context.audit.get(),
+                      event = s.context.audit->call_event(call.request, match.options.audit, call.tenant, call.actor,
+                                                          metered->request_id())](int status) mutable {
+      audit->finish(std::move(event), status);
+    });
+  }
   if (match.options.quick) return run_handler(*match.handler, call);
   if (!s.context.ready.load()) {
     return call.responder->send(error_response({503, "not_ready", "the server is still loading its models"}));

@@ -17,6 +17,7 @@
 #include "queue/queued_generator.h"
 #include "rag/answer_cache.h"
 #include "server/api_keys.h"
+#include "server/audit_recorder.h"
 #include "server/http_server.h"
 #include "server/router.h"
 #include "server/server_context.h"
@@ -36,6 +37,7 @@ struct ServerOptions {
   std::size_t conversations_per_tenant = 1000;  // stored per tenant; beyond it the least recently updated go
   std::filesystem::path api_keys_file;          // empty: no keys, one open local tenant
   std::vector<std::string> cors_origins;        // origins whose pages may call the API (server/origin_policy.h)
+  AuditOptions audit;                           // the audit trail: questions' text, retention
   rag::AnswerCacheOptions cache;
   double cache_ttl_s = 600;     // the flag's form of cache.ttl
   store::CatalogOptions store;  // where the collections are (--store, --index-cache); its data_dir: models.data_dir
@@ -73,12 +75,20 @@ class KotaeServer {
   // body the route takes.
   Admission admit(const HttpRequest& head);
   void handle(HttpRequest request, std::shared_ptr<Responder> responder);
-  // The caller's key, or the refusal (401, 403, 400 for a bad tenant header).
-  std::variant<ApiKey, HttpResponse> identify(const HttpRequest& request, Access access) const;
+  // The caller's key, and the refusal when there is one (401 without a valid key; 403 when the key may
+  // not do what the route needs, 400 for a bad tenant header: with the key).
+  struct Identity {
+    std::optional<ApiKey> key;
+    std::optional<HttpResponse> refusal;
+  };
+  Identity identify(const HttpRequest& request, const RouteOptions& route) const;
+  // Records a call refused at admission in the audit trail.
+  void audit_refusal(const HttpRequest& head, const Identity& identity, const char* action,
+                     const std::string& request_id);
   // Over a shared store: the keys again, the file's and PostgreSQL's (the change follower calls it).
   void refresh_keys();
   // Sets the call's tenant from its API key; the refusal (401, 403, 429) when there is one.
-  std::optional<HttpResponse> authenticate(Call& call, Access access);
+  std::optional<HttpResponse> authenticate(Call& call, const RouteOptions& route);
 
   struct State;
   std::unique_ptr<State> state_;

@@ -276,15 +276,17 @@ void add_openai_routes(Router& router, ServerContext& context) {
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });
 
-  router.add("POST", "/v1/chat/completions", [&context](Call& call) {
-    const auto request = read_chat_request(parse_json_object(call.request), context.limits);
-    Completion completion;
-    completion.model = request.model;
-    completion.include_usage = request.include_usage;
-    if (request.grounded)
-      return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
-    plain_chat(call, context, request.options, request.messages, request.stream, completion);
-  });
+  router.add("POST", "/v1/chat/completions",
+             [&context](Call& call) {
+               const auto request = read_chat_request(parse_json_object(call.request), context.limits);
+               Completion completion;
+               completion.model = request.model;
+               completion.include_usage = request.include_usage;
+               if (request.grounded)
+                 return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
+               plain_chat(call, context, request.options, request.messages, request.stream, completion);
+             },
+             {.audit = "chat"});
 }
 
 }  // namespace kotae::server

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "model/generator.h"
-#include "server/api_keys.h"  // TenantQuota
+#include "server/api_keys.h"  // TenantQuota, Role
 #include "server/http_message.h"
 
 namespace kotae::server {
@@ -20,7 +20,9 @@ struct Call {
   std::shared_ptr<Responder> responder;
   std::string tenant;
   bool admin = false;
-  TenantQuota quota;  // the caller's key's; none in open mode
+  Role role = Role::admin;  // over the tenant's collections; every role in open mode
+  std::string actor;        // who, in the audit trail: "key:NAME", or "local" in open mode
+  TenantQuota quota;        // the caller's key's; none in open mode
 };
 
 // Generation on the caller's behalf: KV cache reuse only within the tenant, the tenant's turn in the
@@ -41,7 +43,10 @@ enum class Access { open, tenant, admin };
 struct RouteOptions {
   bool quick = false;  // answered on the I/O thread (cheap, never blocks); else on the work pool
   Access access = Access::tenant;
-  bool upload = false;  // takes a multipart upload (up to --max-body-bytes); else a JSON body (--max-json-bytes)
+  Role needs = Role::reader;  // the caller's role the route needs (Access::tenant routes)
+  bool upload = false;        // takes a multipart upload (up to --max-body-bytes); else a JSON body (--max-json-bytes)
+  const char* audit =
+      nullptr;  // the action its calls are recorded as in the audit trail ("document.upload"); none: not recorded
 };
 
 class Router {

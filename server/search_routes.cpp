@@ -66,24 +66,27 @@ struct SearchInFlight {
 }  // namespace
 
 void add_search_routes(Router& router, ServerContext& context) {
-  router.add("POST", "/v1/search", [&context](Call& call) {
-    auto q = std::make_shared<SearchInFlight>();
-    q->request = read_search_request(parse_json_object(call.request), context.limits);
-    q->collection = value_or_throw(context.collections->get(call.tenant, q->request.collection));
-    q->retriever.emplace(value_or_throw(search::HybridRetriever::create(
-        *q->collection->store, q->collection->encoder.get(), context.models->cross_encoder())));
-    q->out = call.responder;
-    if (q->request.options.k == 0) return q->respond(context, {});
-    if (q->request.options.mode == search::SearchMode::bm25) return q->retrieve(context, q, {});
-    std::vector<text::Encoding> query{q->collection->encoder->tokenize_as(TextRole::query, q->request.query)};
-    q->collection->encoder->embed_encoded_async(std::move(query), [&context, q](Result<Embeddings> vector) {
-      q->embed_ms = ms_since(q->start);
-      context.continuations()([&context, q, vector = std::move(vector)] {
-        if (!vector) return q->fail(vector.error());
-        q->retrieve(context, q, vector->row(0));
-      });
-    });
-  });
+  router.add(
+      "POST", "/v1/search",
+      [&context](Call& call) {
+        auto q = std::make_shared<SearchInFlight>();
+        q->request = read_search_request(parse_json_object(call.request), context.limits);
+        q->collection = value_or_throw(context.collections->get(call.tenant, q->request.collection));
+        q->retriever.emplace(value_or_throw(search::HybridRetriever::create(
+            *q->collection->store, q->collection->encoder.get(), context.models->cross_encoder())));
+        q->out = call.responder;
+        if (q->request.options.k == 0) return q->respond(context, {});
+        if (q->request.options.mode == search::SearchMode::bm25) return q->retrieve(context, q, {});
+        std::vector<text::Encoding> query{q->collection->encoder->tokenize_as(TextRole::query, q->request.query)};
+        q->collection->encoder->embed_encoded_async(std::move(query), [&context, q](Result<Embeddings> vector) {
+          q->embed_ms = ms_since(q->start);
+          context.continuations()([&context, q, vector = std::move(vector)] {
+            if (!vector) return q->fail(vector.error());
+            q->retrieve(context, q, vector->row(0));
+          });
+        });
+      },
+      {.audit = "search"});
 }
 
 }  // namespace kotae::server

@@ -15,6 +15,7 @@
 #include "jobs/shared_job_records.h"
 #include "rag/answer_cache.h"
 #include "server/api_limits.h"
+#include "server/audit_recorder.h"
 #include "server/busy_conversations.h"
 #include "server/document_files.h"
 #include "server/router.h"
@@ -36,6 +37,7 @@ struct ServerContext {
   std::shared_ptr<queue::WorkQueuePool> answer_queues;  // with a work queue: answer tasks (for /metrics)
   std::shared_ptr<jobs::AskTasks> ask_tasks;            // set at start: questions asked with "async"
   std::unique_ptr<rag::AnswerCache> answer_cache;
+  std::unique_ptr<AuditRecorder> audit;  // set at start
   ServerMetrics metrics;
   WorkPool* work = nullptr;  // for its queue gauges, and where continuations of model work run
   ApiLimits limits;
@@ -60,6 +62,7 @@ void add_rerank_routes(Router& router, ServerContext& context);
 void add_tei_routes(Router& router, ServerContext& context);
 void add_job_routes(Router& router, ServerContext& context);
 void add_conversation_routes(Router& router, ServerContext& context);
+void add_audit_routes(Router& router, ServerContext& context);
 void add_web_routes(Router& router);
 
 }  // namespace kotae::server

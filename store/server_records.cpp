@@ -2,9 +2,11 @@
 
 #include "store/folder_document_files.h"
 #include "store/postgres_api_keys.h"
+#include "store/postgres_audit_trail.h"
 #include "store/postgres_conversations.h"
 #include "store/postgres_document_files.h"
 #include "store/sqlite_api_keys.h"
+#include "store/sqlite_audit_trail.h"
 #include "store/sqlite_conversations.h"
 #include "store/sqlite_job_records.h"
 
@@ -19,10 +21,12 @@ Result<ServerRecords> open_server_records(Catalog& catalog, const std::filesyste
     records.conversations = std::make_unique<PostgresConversations>(records.shared_pool, conversations_per_tenant);
     records.api_keys = std::make_shared<PostgresApiKeys>(records.shared_pool);
     records.document_files = std::make_shared<PostgresDocumentFiles>(records.shared_pool);
+    records.audit = std::make_shared<PostgresAuditTrail>(records.shared_pool);
   } else {
     records.conversations = KOTAE_TRY_VALUE(SqliteConversations::open(folder, conversations_per_tenant));
     records.api_keys = KOTAE_TRY_VALUE(SqliteApiKeys::open(folder));
     records.document_files = std::make_shared<FolderDocumentFiles>(catalog);
+    records.audit = KOTAE_TRY_VALUE(SqliteAuditTrail::open(folder));
   }
   return records;
 }

@@ -10,6 +10,7 @@
 
 #include "core/result.h"
 #include "store/api_key_store.h"
+#include "store/audit_trail.h"
 #include "store/catalog.h"
 #include "store/conversation_store.h"
 #include "store/document_file_store.h"
@@ -25,6 +26,7 @@ struct ServerRecords {
   // machine's disk, so only this machine resumes them.
   std::shared_ptr<JobRecordStore> own_jobs;
   std::shared_ptr<DocumentFileStore> document_files;  // the uploads' originals, once indexed
+  std::shared_ptr<AuditTrail> audit;                  // who did what: every replica's, over PostgreSQL
   std::shared_ptr<PgPool> shared_pool;                // PostgreSQL: every replica's jobs, the work queue
 };
 

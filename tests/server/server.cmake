@@ -53,7 +53,7 @@ set_tests_properties(ServerTest.DocumentsShownToTheirTenantOnly PROPERTIES FIXTU
 # real databases (SQLite in a temporary folder, the PostgreSQL fixture), the history a follow-up
 # rebuilds from stored turns, titles, ids and the list's query.
 kotae_test(conversation_tests
-           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp
+           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp server/audit_trail_test.cpp
            LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
 
@@ -121,3 +121,11 @@ set_tests_properties(Queue.answers PROPERTIES ENVIRONMENT "KOTAE_WRITE_TINY_GGUF
 add_test(NAME Cluster.script
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/cluster_script_test.sh $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(Cluster.script PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
+# Identity from tokens (server/auth/): JWKS, JWT checks and the attacks on them, claims → a person.
+kotae_test(auth_tests SOURCES server/auth_token_test.cpp LIBS kotae_auth OpenSSL::Crypto)
+
+# Roles of API keys and the audit trail (server/audit_*, store/*audit_trail): the real server.
+add_test(NAME ServerTest.KeyRolesAndTheAuditTrail
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/audit_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(ServerTest.KeyRolesAndTheAuditTrail PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "store/sqlite_api_keys.h"
+#include "store/sqlite_audit_trail.h"
 #include "store/sqlite_change_follower.h"
 #include "store/sqlite_conversations.h"
 #include "store/sqlite_job_records.h"
@@ -63,9 +64,10 @@ TEST_F(SqliteServerRecordsTest, EachComponentRecordsItsVersionInOneTable) {
   ASSERT_OK(SqliteConversations::open(folder_, 10));
   ASSERT_OK(SqliteJobRecords::open(folder_));
   ASSERT_OK(SqliteApiKeys::open(folder_));
-  EXPECT_EQ(versions(), "api_keys=1,conversations=1,jobs=1");
+  ASSERT_OK(SqliteAuditTrail::open(folder_));
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=1,jobs=1");
   ASSERT_OK(SqliteJobRecords::open(folder_));  // a second open changes nothing
-  EXPECT_EQ(versions(), "api_keys=1,conversations=1,jobs=1");
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=1,jobs=1");
 }
 
 TEST_F(SqliteServerRecordsTest, AComponentANewerKotaeWroteIsRefused) {
