@@ -17,6 +17,7 @@
 #include "platform/service_manager.h"
 #include "queue/redis_connection.h"
 #include "server/api_keys.h"
+#include "server/auth/provider_http.h"
 #include "store/conversation_store.h"
 #include "store/postgres_api_keys.h"
 #include "store/postgres_connection.h"
@@ -79,6 +80,28 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--audit-max-events", o.audit.max_events, "KOTAE_AUDIT_MAX_EVENTS",
        "audit events kept at most (the oldest go first)")
       ->check(CLI::Range(1000, 1000000000));
+  flag("--oidc-issuer", serve.oidc.issuer, "KOTAE_OIDC_ISSUER",
+       "the OpenID provider whose bearer tokens (and sign-ins) are accepted beside API keys (docs/auth.md)");
+  flag("--oidc-audience", serve.oidc.audiences, "KOTAE_OIDC_AUDIENCE",
+       "a bearer token's aud must name one of these; none: bearer tokens are refused");
+  flag("--oidc-user-claim", serve.oidc.user_claim, "KOTAE_OIDC_USER_CLAIM", "the claim with the user's stable id");
+  flag("--oidc-name-claim", serve.oidc.name_claim, "KOTAE_OIDC_NAME_CLAIM", "the claim with the user's name");
+  flag("--oidc-email-claim", serve.oidc.email_claim, "KOTAE_OIDC_EMAIL_CLAIM", "the claim with the user's e-mail");
+  flag("--oidc-groups-claim", serve.oidc.groups_claim, "KOTAE_OIDC_GROUPS_CLAIM",
+       "the claim with the user's groups (a dotted path: realm_access.roles)");
+  flag("--oidc-tenant-claim", serve.oidc.tenant_claim, "KOTAE_OIDC_TENANT_CLAIM",
+       "the claim naming the user's tenant (or mapped by --oidc-tenant-map)");
+  flag("--oidc-tenant", serve.oidc.tenant, "KOTAE_OIDC_TENANT", "the tenant of every user without a tenant claim");
+  flag("--oidc-tenant-map", serve.oidc.tenant_map, "KOTAE_OIDC_TENANT_MAP",
+       "CLAIM_VALUE=TENANT: the tenant claim's value mapped to a tenant (others are refused)");
+  flag("--oidc-group-role", serve.oidc.group_roles, "KOTAE_OIDC_GROUP_ROLE",
+       "GROUP=ROLE: members of the group have this role over their tenant (reader, editor, owner, admin)");
+  flag("--oidc-default-role", serve.oidc.default_role, "KOTAE_OIDC_DEFAULT_ROLE",
+       "the role over their tenant of users no --oidc-group-role names")
+      ->check(CLI::IsMember({"reader", "editor", "owner", "admin"}));
+  flag("--oidc-keys-min-interval", serve.oidc.keys_min_interval_s, "KOTAE_OIDC_KEYS_MIN_INTERVAL",
+       "seconds between two fetches of the provider's keys, however many tokens name an unknown key")
+      ->check(CLI::Range(0.0, 3600.0));
   flag("--finished-jobs-per-tenant", o.ingest.finished_kept, "KOTAE_FINISHED_JOBS_PER_TENANT",
        "finished ingestion jobs kept per tenant")
       ->check(CLI::Range(1, 1000000));
@@ -168,7 +191,54 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
       ->check(CLI::Range(1, 1 << 24));
 }
 
+namespace {
+
+// "A=B" → {A, B}; an error naming the flag otherwise.
+Result<std::pair<std::string, std::string>> pair_of(const std::string& text, const char* flag) {
+  const auto equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
+    return make_error(ErrorCode::invalid_argument, std::string(flag) + " " + text + ": expected NAME=VALUE");
+  return std::pair{text.substr(0, equals), text.substr(equals + 1)};
+}
+
+}  // namespace
+
+Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags& flags) {
+  if (flags.issuer.empty()) return std::optional<server::auth::OpenIdOptions>();
+  if (!server::auth::provider_url_allowed(flags.issuer)) {
+    return make_error(ErrorCode::invalid_argument,
+                      "--oidc-issuer " + flags.issuer + ": must be https:// (or http:// to a loopback address)");
+  }
+  server::auth::OpenIdOptions o;
+  o.issuer = flags.issuer;
+  o.audiences = flags.audiences;
+  o.claims = {flags.user_claim, flags.name_claim, flags.email_claim, flags.tenant_claim, flags.groups_claim};
+  o.tenants.fixed = flags.tenant;
+  if (!flags.tenant.empty() && !server::valid_tenant(flags.tenant))
+    return make_error(ErrorCode::invalid_argument, "--oidc-tenant: letters, digits, '_' and '-'");
+  for (const auto& entry : flags.tenant_map) {
+    const auto [value, tenant] = KOTAE_TRY_VALUE(pair_of(entry, "--oidc-tenant-map"));
+    if (!server::valid_tenant(tenant))
+      return make_error(ErrorCode::invalid_argument,
+                        "--oidc-tenant-map " + entry + ": a tenant is letters, digits, '_' and '-'");
+    o.tenants.from[value] = tenant;
+  }
+  if (!o.tenants.from.empty() && flags.tenant_claim.empty())
+    return make_error(ErrorCode::invalid_argument, "--oidc-tenant-map needs --oidc-tenant-claim (the claim it maps)");
+  for (const auto& entry : flags.group_roles) {
+    const auto [group, role] = KOTAE_TRY_VALUE(pair_of(entry, "--oidc-group-role"));
+    const auto named = server::role_named(role);
+    if (!named)
+      return make_error(ErrorCode::invalid_argument, "--oidc-group-role " + entry + ": reader, editor, owner or admin");
+    o.group_roles[group] = *named;
+  }
+  o.default_role = server::role_named(flags.default_role).value_or(server::Role::reader);
+  o.keys_min_interval = std::chrono::seconds(static_cast<long long>(flags.keys_min_interval_s));
+  return std::optional<server::auth::OpenIdOptions>(std::move(o));
+}
+
 Result<void> check_serve_settings(const ServeOptions& options) {
+  KOTAE_TRY(oidc_options(options.oidc));
   const auto& o = options.server;
   const auto& data = o.models.data_dir;
   KOTAE_TRY(assembly::require_installed_model(data, "--embedder", o.models.embedder, "embedding",
@@ -264,8 +334,9 @@ int run_serve(ServeOptions options) {
                                                         {"all", GraphOptimization::all}};
   encoder.session.optimization = levels.at(options.graph_optimization);
   options.server.models.batch.window = std::chrono::microseconds(options.batch_window_us);
+  options.server.oidc = oidc_options(options.oidc).value();  // checked above
   auto& http = options.server.http;
-  if (!is_loopback(http.host) && !options.allow_open && options.server.api_keys_file.empty()) {
+  if (!is_loopback(http.host) && !options.allow_open && options.server.api_keys_file.empty() && !options.server.oidc) {
     return report_error(make_error(ErrorCode::invalid_argument,
                                    "listening on " + http.host +
                                        " would serve anyone who can reach it: give API keys "

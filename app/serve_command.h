@@ -9,8 +9,22 @@
 
 namespace kotae::app {
 
+// The OpenID provider's settings as the flags give them (docs/auth.md), read into
+// server::ServerOptions::oidc by run_serve.
+struct OidcFlags {
+  std::string issuer;  // empty: no provider
+  std::vector<std::string> audiences;
+  std::string user_claim = "sub", name_claim = "name", email_claim = "email", groups_claim = "groups";
+  std::string tenant_claim, tenant;      // the tenant from a claim, or one fixed tenant
+  std::vector<std::string> tenant_map;   // CLAIM_VALUE=TENANT
+  std::vector<std::string> group_roles;  // GROUP=ROLE
+  std::string default_role = "reader";
+  double keys_min_interval_s = 30;
+};
+
 struct ServeOptions {
   server::ServerOptions server;
+  OidcFlags oidc;
   std::string openai_key_env = "OPENAI_API_KEY";
   double shutdown_deadline_s = 30;
   double answer_wait_s = 30;     // for an answer worker to start a task (the "workers" back-end)
@@ -34,6 +48,8 @@ void add_serve_options(CLI::App& command, ServeOptions& options);
 // Every setting checked before anything starts: the models named are installed and of the right
 // kind, URLs parse, files can be read. The message names what is wrong and what is there instead.
 Result<void> check_serve_settings(const ServeOptions& options);
+// The provider's settings from the flags, or nothing without --oidc-issuer; an error names a bad flag.
+Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags& flags);
 int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.

@@ -16,6 +16,7 @@
 #include "server/collection_request.h"
 #include "server/conversation_request.h"
 #include "server/json_body.h"
+#include "server/member_request.h"
 #include "server/openai_request.h"
 #include "server/rerank_request.h"
 #include "server/search_request.h"
@@ -34,6 +35,7 @@ enum class Endpoint : std::uint8_t {
   document_id,
   conversation_title,
   conversation_id,
+  member,
   count
 };
 
@@ -102,6 +104,13 @@ void decode(Endpoint endpoint, std::string_view rest) {
       KOTAE_ASSERT(!title.empty() && title.size() <= 4 * kMaxTitleCharacters);
       KOTAE_ASSERT(title.front() != ' ' && title.back() != ' ');
       KOTAE_ASSERT(title_of_question(title) == title);  // a valid title is its own title
+      break;
+    }
+    case Endpoint::member: {
+      const auto m = read_member(body);
+      KOTAE_ASSERT(m.kind == "user" || m.kind == "group" || m.kind == "key" || m.kind == "tenant");
+      KOTAE_ASSERT(m.role == "reader" || m.role == "editor" || m.role == "owner");
+      KOTAE_ASSERT(m.kind == "tenant" ? m.id.empty() : !m.id.empty() && m.id.size() <= kMaxMemberIdBytes);
       break;
     }
     case Endpoint::document_id:

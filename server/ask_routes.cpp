@@ -27,7 +27,7 @@ namespace {
 
 struct AskCall {
   std::string question;
-  std::string tenant;
+  store::ConversationOwner owner{""};
   std::shared_ptr<assembly::ServedCollection> collection;
   bool follow_up = false;           // a conversation_id was given
   ConversationRecord conversation;  // as stored before this question (a new one: its id alone)
@@ -42,7 +42,7 @@ AskCall read_ask(const nlohmann::json& body, const Call& call, ServerContext& co
   auto request = read_ask_request(body, context.limits, context.models->backends().order);
   AskCall ask;
   ask.question = std::move(request.question);
-  ask.tenant = call.tenant;
+  ask.owner = conversation_owner(call);
   ask.collection = value_or_throw(context.collections->get(call.tenant, request.collection));
   ask.options = std::move(request.options);
   ask.backends = std::move(request.backends);
@@ -56,7 +56,7 @@ AskCall read_ask(const nlohmann::json& body, const Call& call, ServerContext& co
 // history its question builds on.
 void load_conversation(AskCall& ask, ServerContext& context) {
   const std::string& id = ask.conversation_id();
-  auto stored = value_or_throw(context.conversations->get(ask.tenant, id));
+  auto stored = value_or_throw(context.conversations->get(ask.owner, id));
   if (!stored) throw unknown_conversation(id);
   if (stored->summary.collection != ask.collection->name) {
     throw bad_request("conversation '" + id + "' is about collection '" + stored->summary.collection + "'");
@@ -76,6 +76,7 @@ void load_conversation(AskCall& ask, ServerContext& context) {
 // What a client sees of an async question's record: all but the tenant.
 nlohmann::json task_json(nlohmann::json record) {
   record.erase("tenant");
+  record.erase("actor");
   return record;
 }
 
@@ -134,9 +135,9 @@ struct AskInFlight {
     if (!ask.follow_up) {
       c.summary.title = title_of_question(ask.question);
       c.summary.created_at = now;
-      if (auto created = context.conversations->create(ask.tenant, c); !created) stored = created.error();
+      if (auto created = context.conversations->create(ask.owner, c); !created) stored = created.error();
     } else {
-      stored = context.conversations->update_turns(ask.tenant, c, before);
+      stored = context.conversations->update_turns(ask.owner, c, before);
     }
     if (!stored || !*stored) {
       log_event("conversation_turn_unrecorded",
@@ -223,6 +224,7 @@ void add_ask_routes(Router& router, ServerContext& context) {
           q->record = {{"id", random_id("ask_")},
                        {"object", "ask.task"},
                        {"tenant", call.tenant},
+                       {"actor", call.actor},
                        {"status", "queued"},
                        {"collection", ask.collection->name},
                        {"conversation_id", ask.conversation_id()},
@@ -271,13 +273,13 @@ void add_ask_routes(Router& router, ServerContext& context) {
           });
         });
       },
-      {.audit = "ask"});
+      {.audit = "ask", .collection = collection_in_body()});
 
   router.add("GET", "/v1/tasks/{id}", [&context](Call& call) {
     const std::string& id = call.request.path_params.at("id");
     auto record = value_or_throw(context.ask_tasks->get(id));
-    // Another tenant's task is as absent as one that never was.
-    if (!record || record->value("tenant", "") != call.tenant) {
+    // Another tenant's or another person's task is as absent as one that never was.
+    if (!record || record->value("tenant", "") != call.tenant || record->value("actor", call.actor) != call.actor) {
       throw ApiError{404, "not_found", "no task '" + id + "' (tasks are kept an hour after they finish)"};
     }
     call.responder->send(json_response(200, task_json(*record)));

@@ -15,6 +15,7 @@
 
 #include "core/log.h"
 #include "jobs/job_status.h"
+#include "server/collection_roles.h"
 #include "server/json_body.h"
 #include "server/server_context.h"
 #include "server/upload_request.h"
@@ -110,6 +111,15 @@ std::optional<jobs::JobStatus> find_job(ServerContext& context, const std::strin
   return job;
 }
 
+// The collection of the job the path names, for the access check (server/router.h); none when there is
+// no such job (the handler answers 404).
+CollectionOf job_collection(ServerContext& context) {
+  return [&context](const Call& call) -> std::optional<std::string> {
+    auto job = find_job(context, call.request.path_params.at("id"), call.tenant);
+    return job ? std::optional(job->collection) : std::nullopt;
+  };
+}
+
 // Polls the record (the local one, or PostgreSQL's, which any replica or worker may be changing) and
 // sends it whenever it changed, until the job finishes, the client goes, or the stream's time is up.
 void job_events(Call& call, ServerContext& context) {
@@ -145,29 +155,32 @@ void add_job_routes(Router& router, ServerContext& context) {
 
   // This replica's jobs first; over a shared store, any replica's (a load balancer may send the poll
   // of a job anywhere).
+  // Only the jobs of collections the caller may read.
   router.add("GET", "/v1/jobs", [&context](Call& call) {
     nlohmann::json data = nlohmann::json::array();
     std::set<std::string> listed;
+    const CollectionRoles roles(call.who, value_or_throw(context.members->all(call.tenant)));
     for (const auto& job : context.jobs->list(call.tenant)) {
       listed.insert(job.id);
-      data.push_back(jobs::job_json(job));
+      if (roles.of(job.collection)) data.push_back(jobs::job_json(job));
     }
     if (context.shared_jobs) {
       for (const auto& job : value_or_throw(context.shared_jobs->list(call.tenant, kSharedJobsListed))) {
-        if (!listed.contains(job.id)) data.push_back(jobs::job_json(job));
+        if (!listed.contains(job.id) && roles.of(job.collection)) data.push_back(jobs::job_json(job));
       }
     }
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });
 
-  router.add("GET", "/v1/jobs/{id}", [&context](Call& call) {
+  router.add("GET", "/v1/jobs/{id}", {.collection = job_collection(context)}, [&context](Call& call) {
     const auto& id = call.request.path_params.at("id");
     auto job = find_job(context, id, call.tenant);
     if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
     call.responder->send(json_response(200, jobs::job_json(*job)));
   });
 
-  router.add("GET", "/v1/jobs/{id}/events", [&context](Call& call) { job_events(call, context); });
+  router.add("GET", "/v1/jobs/{id}/events", {.collection = job_collection(context)},
+             [&context](Call& call) { job_events(call, context); });
 
   router.add("DELETE", "/v1/jobs/{id}",
              [&context](Call& call) {
@@ -179,7 +192,7 @@ void add_job_routes(Router& router, ServerContext& context) {
                if (!job) throw ApiError{404, "not_found", "no job '" + id + "'"};
                call.responder->send(json_response(202, jobs::job_json(*job)));
              },
-             {.needs = Role::editor, .audit = "job.cancel"});
+             {.needs = Role::editor, .audit = "job.cancel", .collection = job_collection(context)});
 }
 
 }  // namespace kotae::server

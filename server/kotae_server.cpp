@@ -15,6 +15,7 @@
 #include "queue/answer_task.h"
 #include "server/api_error.h"
 #include "server/api_keys.h"
+#include "server/collection_roles.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
 #include "server/work_pool.h"
@@ -36,7 +37,8 @@ struct KotaeServer::State {
   bool keyed = false;
   bool keys_refreshed = true;  // the last refresh worked (a failure is logged once, not every second)
   std::shared_ptr<store::ApiKeyStore> stored_keys;
-  std::shared_ptr<store::PgPool> shared_pool;  // over a shared store: every replica's jobs and the work queue
+  std::unique_ptr<auth::OpenIdProvider> provider;  // with --oidc-issuer
+  std::shared_ptr<store::PgPool> shared_pool;      // over a shared store: every replica's jobs and the work queue
   OriginPolicy origins;
   RateLimiter limiter;
   std::unique_ptr<WorkPool> work;
@@ -196,6 +198,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   s.shared_pool = std::move(records->shared_pool);
   s.own_jobs = std::move(records->own_jobs);
   s.context.audit = std::make_unique<AuditRecorder>(std::move(records->audit), options.audit);
+  s.context.members = std::move(records->members);
   s.keys = std::make_shared<const ApiKeys>(s.file_keys);
   server->refresh_keys();
   if (!s.keys_refreshed)
@@ -219,7 +222,8 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     s.options.models.backends.workers = std::make_shared<queue::QueuedGenerator>(s.context.answer_queues, generator);
   }
   s.context.ask_tasks = std::make_shared<jobs::AskTasks>(s.context.answer_queues);
-  s.keyed = !s.keys->empty();
+  if (options.oidc) s.provider = std::make_unique<auth::OpenIdProvider>(*options.oidc);
+  s.keyed = !s.keys->empty() || s.provider;
   s.origins = OriginPolicy(!s.keyed, is_loopback_host(options.http.host), options.cors_origins);
   const std::size_t workers = options.workers > 0
                                   ? options.workers
@@ -237,6 +241,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   add_job_routes(s.router, s.context);
   add_conversation_routes(s.router, s.context);
   add_audit_routes(s.router, s.context);
+  add_member_routes(s.router, s.context);
   add_web_routes(s.router);
   s.options.models.on_gpu_failure = [&s](const std::string& model, const GpuFailure& failure) {
     s.context.metrics.gpu_failover(model, failure.from, failure.to);
@@ -354,37 +359,53 @@ Result<void> KotaeServer::reload_keys() {
 }
 
 KotaeServer::Identity KotaeServer::identify(const HttpRequest& request, const RouteOptions& route) const {
+  auto& s = *state_;
   std::string_view presented = request.header("x-api-key");
   if (const auto authorization = request.header("authorization"); authorization.starts_with("Bearer ")) {
     presented = authorization.substr(7);
   }
   std::shared_ptr<const ApiKeys> keys;
   {
-    std::lock_guard lock(state_->keys_mutex);
-    keys = state_->keys;
+    std::lock_guard lock(s.keys_mutex);
+    keys = s.keys;
   }
-  const ApiKey* key = keys->find(presented);
-  if (!key) {
+  std::optional<Principal> principal;
+  if (const ApiKey* key = keys->find(presented)) {
+    principal = Principal::of_key(*key);
+  } else if (s.provider && auth::OpenIdProvider::looks_like_jwt(presented)) {
+    auto token = s.provider->verify_access_token(presented);
+    if (!token) {
+      const bool down = token.error().code == ErrorCode::unavailable;
+      auto response = error_response({down ? 503 : 401, down ? "unavailable" : "invalid_token", token.error().message});
+      if (!down) response.headers.emplace_back("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+      return {std::nullopt, std::move(response)};
+    }
+    const auto& person = token->identity;
+    principal =
+        Principal{person.tenant, "user:" + person.user, person.name, token->role, false, person.groups, {}, 0, 0};
+  }
+  if (!principal) {
     auto response =
         error_response({401, "invalid_api_key",
                         presented.empty() ? "send an API key: Authorization: Bearer KEY" : "the API key is not valid"});
     response.headers.emplace_back("WWW-Authenticate", "Bearer");
     return {std::nullopt, std::move(response)};
   }
-  auto refused = [&](const ApiError& error) { return Identity{*key, error_response(error)}; };
-  if (route.access == Access::admin && !key->admin)
+  auto refused = [&](const ApiError& error) { return Identity{principal, error_response(error)}; };
+  if (route.access == Access::admin && !principal->operator_key)
     return refused({403, "forbidden", "this endpoint needs an admin key"});
   // The one place a route's role is checked: every call passes here before its handler runs.
-  if (route.access == Access::tenant && !key->admin && key->role < route.needs) {
+  // (A route about one collection checks the caller's role over it instead: authorize_collection.)
+  if (route.access == Access::tenant && !route.collection && principal->role < route.needs) {
     return refused({403, "forbidden",
-                    std::string("this needs the role ") + name_of(route.needs) + "; key '" + key->name + "' is a " +
-                        name_of(key->role)});
+                    std::string("this needs the role ") + name_of(route.needs) + "; " + principal->actor + " is a " +
+                        name_of(principal->role)});
   }
   if (const auto tenant = request.header("x-kotae-tenant"); !tenant.empty()) {
-    if (!key->admin) return refused({403, "forbidden", "only an admin key may act for another tenant"});
+    if (!principal->operator_key) return refused({403, "forbidden", "only an admin key may act for another tenant"});
     if (!valid_tenant(tenant)) return refused({400, "invalid_request", "X-Kotae-Tenant: letters, digits, '_' and '-'"});
   }
-  return {*key, std::nullopt};
+  return {std::move(principal), std::nullopt};
 }
 
 Admission KotaeServer::admit(const HttpRequest& head) {
@@ -402,9 +423,28 @@ Admission KotaeServer::admit(const HttpRequest& head) {
   if (auto refused = s.origins.check(head)) return refuse(std::move(*refused));
   if (!match.handler) return refuse(unrouted(match, head));  // their bodies are not worth reading
   if (s.keyed && match.options.access != Access::open) {
-    if (auto identity = identify(head, match.options); identity.refusal) {
+    auto identity = identify(head, match.options);
+    if (identity.refusal) {
       audit_refusal(head, identity, match.options.audit, request_id);
       return refuse(std::move(*identity.refusal));
+    }
+    // An upload's collection is checked before its body is read (it may be large).
+    if (match.options.upload && match.options.collection) {
+      Call probe{head,
+                 nullptr,
+                 identity.principal->tenant,
+                 false,
+                 identity.principal->role,
+                 identity.principal->actor,
+                 {},
+                 *identity.principal};
+      s.router.match(probe.request);
+      if (auto refused = authorize_collection(probe, match.options)) {
+        const char* action = match.options.audit ? match.options.audit : "access.denied";
+        s.context.audit->finish(
+            s.context.audit->call_event(probe.request, action, probe.tenant, probe.actor, request_id), refused->status);
+        return refuse(std::move(*refused));
+      }
     }
   }
   return {std::nullopt, match.options.upload ? s.options.http.max_body_bytes : s.options.limits.max_json_bytes};
@@ -414,7 +454,7 @@ void KotaeServer::audit_refusal(const HttpRequest& head, const Identity& identit
                                 const std::string& request_id) {
   auto& audit = *state_->context.audit;
   const int status = identity.refusal->status;
-  if (!identity.key) {
+  if (!identity.principal) {
     const auto body = nlohmann::json::parse(identity.refusal->body, nullptr, false);
     const std::string reason = body.is_object() && body.contains("error") ? body["error"].value("message", "") : "";
     return audit.record_refusal(head, status, reason, request_id);
@@ -422,31 +462,52 @@ void KotaeServer::audit_refusal(const HttpRequest& head, const Identity& identit
   // A known key refused (a reader uploading): the route's action, denied, in its tenant's trail.
   HttpRequest request = head;
   state_->router.match(request);  // the path's parameters name the target
-  const auto& key = *identity.key;
-  audit.finish(audit.call_event(request, action ? action : "access.denied", key.tenant, "key:" + key.name, request_id),
-               status);
+  const auto& who = *identity.principal;
+  audit.finish(audit.call_event(request, action ? action : "access.denied", who.tenant, who.actor, request_id), status);
+}
+
+std::optional<HttpResponse> KotaeServer::authorize_collection(const Call& call, const RouteOptions& route) const {
+  auto& s = *state_;
+  if (!route.collection || !s.keyed) return std::nullopt;
+  const auto name = route.collection(call);
+  if (!name) return std::nullopt;
+  auto members = s.context.members->members(call.tenant, *name);
+  if (!members) return error_response(from_error(members.error()));
+  const auto role = role_over(call.who, *members);
+  // Not theirs: the same answer as a collection that does not exist.
+  if (!role)
+    return error_response(
+        {404, "not_found", "no collection '" + name->substr(0, 200) + "' (create it with POST /v1/collections)"});
+  if (*role < route.needs) {
+    return error_response({403, "forbidden",
+                           std::string("this needs the role ") + name_of(route.needs) + " over collection '" + *name +
+                               "'; " + call.actor + " is a " + name_of(*role) + " there"});
+  }
+  return std::nullopt;
 }
 
 std::optional<HttpResponse> KotaeServer::authenticate(Call& call, const RouteOptions& route) {
   auto& s = *state_;
   auto identity = identify(call.request, route);
   if (identity.refusal) return std::move(*identity.refusal);
-  const ApiKey& key = *identity.key;
-  call.tenant = key.tenant;
-  call.admin = key.admin;
-  call.role = key.admin ? Role::admin : key.role;
-  call.actor = "key:" + key.name;
-  call.quota = key.quota;
-  if (const auto tenant = call.request.header("x-kotae-tenant"); !tenant.empty()) call.tenant = std::string(tenant);
-  if (s.context.audit->key_use_due(key.name)) {
-    auto used = s.context.audit->call_event(call.request, "key.use", call.tenant, call.actor, "");
-    used.target = key.name;
+  const Principal& who = *identity.principal;
+  call.who = who;
+  call.tenant = who.tenant;
+  call.admin = who.operator_key;
+  call.role = who.role;
+  call.actor = who.actor;
+  call.quota = who.quota;
+  if (const auto tenant = call.request.header("x-kotae-tenant"); !tenant.empty())
+    call.tenant = call.who.tenant = tenant;
+  if (s.context.audit->key_use_due(who.actor)) {
+    auto used = s.context.audit->call_event(call.request, who.actor.starts_with("key:") ? "key.use" : "token.use",
+                                            call.tenant, call.actor, "");
+    used.target = who.name;
     used.detail = "{}";
     s.context.audit->finish(std::move(used), 200);
   }
-  if (const auto wait = s.limiter.take(key.name, key.rate_per_second, key.burst)) {
-    auto response =
-        error_response({429, "rate_limited", "too many requests for key '" + key.name + "'; retry shortly"});
+  if (const auto wait = s.limiter.take(who.actor, who.rate_per_second, who.burst)) {
+    auto response = error_response({429, "rate_limited", "too many requests for " + who.actor + "; retry shortly"});
     for (auto& [name, value] : response.headers) {
       if (name == "Retry-After") value = std::to_string(static_cast<long>(std::ceil(*wait)));
     }
@@ -457,7 +518,14 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, const RouteOpt
 
 void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> responder) {
   auto& s = *state_;
-  Call call{std::move(request), nullptr, store::kLocalTenant, true, Role::admin, "local", {}};
+  Call call{std::move(request),
+            nullptr,
+            store::kLocalTenant,
+            true,
+            Role::admin,
+            "local",
+            {},
+            Principal{std::string(store::kLocalTenant), "local", "local", Role::admin, true, {}, {}, 0, 0}};
   const auto match = s.router.match(call.request);
   auto metered =
       std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,
@@ -473,9 +541,9 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
   } else if (s.keyed) {
     // An open route with keys configured: anyone may call it, but only an admin key sees the details.
     auto identity = identify(call.request, RouteOptions{});
-    const bool known = identity.key && !identity.refusal;
-    call.admin = known && identity.key->admin;
-    call.tenant = known ? identity.key->tenant : "";
+    const bool known = identity.principal && !identity.refusal;
+    call.admin = known && identity.principal->operator_key;
+    call.tenant = known ? identity.principal->tenant : "";
   }
   metered->set_tenant(call.tenant);
   if (match.options.audit) {
@@ -489,7 +557,17 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
   if (!s.context.ready.load()) {
     return call.responder->send(error_response({503, "not_ready", "the server is still loading its models"}));
   }
-  auto task = [handler = match.handler, call]() mutable { run_handler(*handler, call); };
+  // The caller's role over the collection the call is about is checked here, on the work pool (it may
+  // ask the store), before the handler: never by a handler.
+  auto task = [this, handler = match.handler, options = match.options, call]() mutable {
+    run_handler(
+        [&](Call& authorized) {
+          if (auto refused = authorize_collection(authorized, options))
+            return authorized.responder->send(std::move(*refused));
+          (*handler)(authorized);
+        },
+        call);
+  };
   if (!s.work->try_post(std::move(task))) {
     call.responder->send(error_response(
         {503, "overloaded",

@@ -18,7 +18,9 @@
 #include "rag/answer_cache.h"
 #include "server/api_keys.h"
 #include "server/audit_recorder.h"
+#include "server/auth/openid_provider.h"
 #include "server/http_server.h"
+#include "server/principal.h"
 #include "server/router.h"
 #include "server/server_context.h"
 
@@ -38,6 +40,9 @@ struct ServerOptions {
   std::filesystem::path api_keys_file;          // empty: no keys, one open local tenant
   std::vector<std::string> cors_origins;        // origins whose pages may call the API (server/origin_policy.h)
   AuditOptions audit;                           // the audit trail: questions' text, retention
+  // The company's OpenID provider (--oidc-issuer): bearer tokens beside API keys; the server then
+  // needs a key or a token for every request, as with keys.
+  std::optional<auth::OpenIdOptions> oidc;
   rag::AnswerCacheOptions cache;
   double cache_ttl_s = 600;     // the flag's form of cache.ttl
   store::CatalogOptions store;  // where the collections are (--store, --index-cache); its data_dir: models.data_dir
@@ -75,13 +80,17 @@ class KotaeServer {
   // body the route takes.
   Admission admit(const HttpRequest& head);
   void handle(HttpRequest request, std::shared_ptr<Responder> responder);
-  // The caller's key, and the refusal when there is one (401 without a valid key; 403 when the key may
-  // not do what the route needs, 400 for a bad tenant header: with the key).
+  // The caller (an API key, or a bearer token from the OpenID provider), and the refusal when there is
+  // one (401 without a valid key or token; 403 when the caller may not do what the route needs, 400
+  // for a bad tenant header: with the caller).
   struct Identity {
-    std::optional<ApiKey> key;
+    std::optional<Principal> principal;
     std::optional<HttpResponse> refusal;
   };
   Identity identify(const HttpRequest& request, const RouteOptions& route) const;
+  // The refusal when the call is about a collection (RouteOptions::collection) the caller has no role
+  // over (404, as if it did not exist) or too small a role (403).
+  std::optional<HttpResponse> authorize_collection(const Call& call, const RouteOptions& route) const;
   // Records a call refused at admission in the audit trail.
   void audit_refusal(const HttpRequest& head, const Identity& identity, const char* action,
                      const std::string& request_id);

@@ -286,7 +286,7 @@ void add_openai_routes(Router& router, ServerContext& context) {
                  return grounded_chat(call, context, request.options, request.messages, request.stream, completion);
                plain_chat(call, context, request.options, request.messages, request.stream, completion);
              },
-             {.audit = "chat"});
+             {.audit = "chat", .collection = collection_in_body()});
 }
 
 }  // namespace kotae::server

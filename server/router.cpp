@@ -2,6 +2,10 @@
 
 #include <map>
 
+#include <nlohmann/json.hpp>
+
+#include "server/json_body.h"  // nested_deeper_than
+
 namespace kotae::server {
 namespace {
 
@@ -36,7 +40,24 @@ bool matches(const std::vector<std::string>& pattern, const std::vector<std::str
 
 }  // namespace
 
+CollectionOf collection_in_body() {
+  return [](const Call& call) -> std::optional<std::string> {
+    const auto& body = call.request.body;
+    if (body.empty() || body.front() != '{' || nested_deeper_than(body, kMaxJsonDepth)) return std::nullopt;
+    const auto json = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+    const auto it = json.is_object() ? json.find("collection") : json.end();
+    if (it == json.end() || !it->is_string()) return std::nullopt;  // the handler says what is wrong
+    return it->get<std::string>();
+  };
+}
+
 void Router::add(std::string method, std::string pattern, Handler handler, RouteOptions options) {
+  if (!options.collection && pattern.find("/{name}") != std::string::npos) {
+    options.collection = [](const Call& call) -> std::optional<std::string> {
+      const auto it = call.request.path_params.find("name");
+      return it == call.request.path_params.end() ? std::nullopt : std::optional(it->second);
+    };
+  }
   auto segments = split_path(pattern);
   routes_.push_back({std::move(method), std::move(pattern), std::move(segments), std::move(handler), options});
 }

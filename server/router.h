@@ -5,12 +5,15 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/generator.h"
 #include "server/api_keys.h"  // TenantQuota, Role
 #include "server/http_message.h"
+#include "server/principal.h"
+#include "store/conversation_store.h"
 
 namespace kotae::server {
 
@@ -23,7 +26,14 @@ struct Call {
   Role role = Role::admin;  // over the tenant's collections; every role in open mode
   std::string actor;        // who, in the audit trail: "key:NAME", or "local" in open mode
   TenantQuota quota;        // the caller's key's; none in open mode
+  Principal who;            // the caller as identified (its groups among the rest)
 };
+
+// Whose conversations a call reads and writes: the caller's own (a server without keys has one
+// tenant-wide set).
+inline store::ConversationOwner conversation_owner(const Call& call) {
+  return {call.tenant, call.actor == "local" ? "" : call.actor};
+}
 
 // Generation on the caller's behalf: KV cache reuse only within the tenant, the tenant's turn in the
 // answer queue, and given up when the client goes away (unless `detached`: an async question, whose
@@ -40,18 +50,31 @@ using Handler = std::function<void(Call& call)>;
 // (its tenant's data), or an admin key (metrics).
 enum class Access { open, tenant, admin };
 
+// The collection a call is about, for the access check before its handler: nothing when there is none
+// (a job that does not exist: the handler answers 404).
+using CollectionOf = std::function<std::optional<std::string>(const Call& call)>;
+// The body's "collection" (search, ask, grounded chat).
+CollectionOf collection_in_body();
+
 struct RouteOptions {
   bool quick = false;  // answered on the I/O thread (cheap, never blocks); else on the work pool
   Access access = Access::tenant;
   Role needs = Role::reader;  // the caller's role the route needs (Access::tenant routes)
   bool upload = false;        // takes a multipart upload (up to --max-body-bytes); else a JSON body (--max-json-bytes)
-  const char* audit =
-      nullptr;  // the action its calls are recorded as in the audit trail ("document.upload"); none: not recorded
+  // The action its calls are recorded as in the audit trail ("document.upload"); none: not recorded.
+  const char* audit = nullptr;
+  // The collection it acts on: `needs` is then the caller's role over that collection, not over the
+  // tenant. Routes with {name} in their path get the path's (Router::add).
+  CollectionOf collection = nullptr;
 };
 
 class Router {
  public:
   void add(std::string method, std::string pattern, Handler handler, RouteOptions options = {});
+  // The same with what the route needs written first.
+  void add(std::string method, std::string pattern, RouteOptions options, Handler handler) {
+    add(std::move(method), std::move(pattern), std::move(handler), std::move(options));
+  }
 
   struct Match {
     const Handler* handler = nullptr;  // null: no route

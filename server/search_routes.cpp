@@ -86,7 +86,7 @@ void add_search_routes(Router& router, ServerContext& context) {
           });
         });
       },
-      {.audit = "search"});
+      {.audit = "search", .collection = collection_in_body()});
 }
 
 }  // namespace kotae::server

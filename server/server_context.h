@@ -22,6 +22,7 @@
 #include "server/server_metrics.h"
 #include "server/work_pool.h"
 #include "store/conversation_store.h"
+#include "store/member_store.h"
 
 namespace kotae::server {
 
@@ -37,7 +38,8 @@ struct ServerContext {
   std::shared_ptr<queue::WorkQueuePool> answer_queues;  // with a work queue: answer tasks (for /metrics)
   std::shared_ptr<jobs::AskTasks> ask_tasks;            // set at start: questions asked with "async"
   std::unique_ptr<rag::AnswerCache> answer_cache;
-  std::unique_ptr<AuditRecorder> audit;  // set at start
+  std::unique_ptr<AuditRecorder> audit;         // set at start
+  std::shared_ptr<store::MemberStore> members;  // set at start: who may use which collection
   ServerMetrics metrics;
   WorkPool* work = nullptr;  // for its queue gauges, and where continuations of model work run
   ApiLimits limits;
@@ -63,6 +65,7 @@ void add_tei_routes(Router& router, ServerContext& context);
 void add_job_routes(Router& router, ServerContext& context);
 void add_conversation_routes(Router& router, ServerContext& context);
 void add_audit_routes(Router& router, ServerContext& context);
+void add_member_routes(Router& router, ServerContext& context);
 void add_web_routes(Router& router);
 
 }  // namespace kotae::server

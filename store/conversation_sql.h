@@ -17,26 +17,30 @@ inline std::int64_t int64(std::size_t n) {
 
 #define KOTAE_CONVERSATION_SUMMARY "id, collection, title, created_at, updated_at, turn_count"
 
+// A conversation is its owner's (the `owner` column: the person), or the whole tenant's when that is
+// empty: every statement but the insert matches "(owner = $N OR owner = '')".
 inline constexpr const char* kInsert =
-    "INSERT INTO conversations(id, tenant, collection, title, created_at, updated_at, turn_count, turns) "
-    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+    "INSERT INTO conversations(id, tenant, collection, title, created_at, updated_at, turn_count, turns, owner) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 // Beyond $2 conversations, the tenant's least recently updated go.
 inline constexpr const char* kTrim =
     "DELETE FROM conversations WHERE tenant = $1 AND updated_at <= "
     "(SELECT updated_at FROM conversations WHERE tenant = $1 ORDER BY updated_at DESC LIMIT 1 OFFSET $2)";
 inline constexpr const char* kUpdateTurns =
     "UPDATE conversations SET turns = $1, turn_count = $2, updated_at = $3 "
-    "WHERE id = $4 AND tenant = $5 AND turn_count = $6 RETURNING id";
+    "WHERE id = $4 AND tenant = $5 AND turn_count = $6 AND (owner = $7 OR owner = '') RETURNING id";
 inline constexpr const char* kGet =
-    "SELECT " KOTAE_CONVERSATION_SUMMARY ", turns FROM conversations WHERE id = $1 AND tenant = $2";
+    "SELECT " KOTAE_CONVERSATION_SUMMARY
+    ", turns FROM conversations WHERE id = $1 AND tenant = $2 AND (owner = $3 OR owner = '')";
 inline constexpr const char* kList = "SELECT " KOTAE_CONVERSATION_SUMMARY
                                      " FROM conversations "
                                      "WHERE tenant = $1 AND (CAST($2 AS TEXT) = '' OR collection = $2) "
-                                     "ORDER BY updated_at DESC, id DESC LIMIT $3";
+                                     "AND (owner = $3 OR owner = '') ORDER BY updated_at DESC, id DESC LIMIT $4";
 inline constexpr const char* kRename =
     "UPDATE conversations SET title = $1, updated_at = $2 WHERE id = $3 AND tenant = $4 "
-    "RETURNING " KOTAE_CONVERSATION_SUMMARY;
-inline constexpr const char* kRemove = "DELETE FROM conversations WHERE id = $1 AND tenant = $2 RETURNING id";
+    "AND (owner = $5 OR owner = '') RETURNING " KOTAE_CONVERSATION_SUMMARY;
+inline constexpr const char* kRemove =
+    "DELETE FROM conversations WHERE id = $1 AND tenant = $2 AND (owner = $3 OR owner = '') RETURNING id";
 inline constexpr const char* kRemoveCollection = "DELETE FROM conversations WHERE tenant = $1 AND collection = $2";
 
 #undef KOTAE_CONVERSATION_SUMMARY

@@ -15,6 +15,7 @@
 #include "store/conversation_store.h"
 #include "store/document_file_store.h"
 #include "store/job_record_store.h"
+#include "store/member_store.h"
 #include "store/postgres_connection.h"
 
 namespace kotae::store {
@@ -27,6 +28,7 @@ struct ServerRecords {
   std::shared_ptr<JobRecordStore> own_jobs;
   std::shared_ptr<DocumentFileStore> document_files;  // the uploads' originals, once indexed
   std::shared_ptr<AuditTrail> audit;                  // who did what: every replica's, over PostgreSQL
+  std::shared_ptr<MemberStore> members;               // who may use which collection
   std::shared_ptr<PgPool> shared_pool;                // PostgreSQL: every replica's jobs, the work queue
 };
 

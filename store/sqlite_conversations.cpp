@@ -61,7 +61,11 @@ CREATE TABLE IF NOT EXISTS conversations(
   turns TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS conversations_by_tenant ON conversations(tenant, updated_at);
 )sql";
-  static constexpr const char* kSteps[] = {kVersion1};
+  // Version 2: each conversation's owner, a person or key ('': the whole tenant's, as before).
+  static constexpr const char* kVersion2 = R"sql(
+ALTER TABLE conversations ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+)sql";
+  static constexpr const char* kSteps[] = {kVersion1, kVersion2};
   static const SchemaSteps schema{"conversations", kSteps};
   return schema;
 }
@@ -73,31 +77,32 @@ Result<std::unique_ptr<SqliteConversations>> SqliteConversations::open(const std
   return std::unique_ptr<SqliteConversations>(new SqliteConversations(std::move(db), per_tenant));
 }
 
-Result<void> SqliteConversations::create(const std::string& tenant, const ConversationRecord& record) {
+Result<void> SqliteConversations::create(const ConversationOwner& owner, const ConversationRecord& record) {
   const auto& s = record.summary;
   std::lock_guard lock(mutex_);
   auto insert = KOTAE_TRY_VALUE(db_->prepare(sql::kInsert));
-  insert.bind_text(1, s.id).bind_text(2, tenant).bind_text(3, s.collection).bind_text(4, s.title);
+  insert.bind_text(1, s.id).bind_text(2, owner.tenant).bind_text(3, s.collection).bind_text(4, s.title);
   insert.bind(5, s.created_at).bind(6, s.updated_at).bind(7, sql::int64(s.turns)).bind_text(8, record.turns.dump());
-  KOTAE_TRY(insert.run());
+  KOTAE_TRY(insert.bind_text(9, owner.person).run());
   auto trim = KOTAE_TRY_VALUE(db_->prepare(sql::kTrim));
-  return trim.bind_text(1, tenant).bind(2, sql::int64(per_tenant_)).run();
+  return trim.bind_text(1, owner.tenant).bind(2, sql::int64(per_tenant_)).run();
 }
 
-Result<bool> SqliteConversations::update_turns(const std::string& tenant, const ConversationRecord& record,
+Result<bool> SqliteConversations::update_turns(const ConversationOwner& owner, const ConversationRecord& record,
                                                std::size_t turns_before) {
   const auto& s = record.summary;
   std::lock_guard lock(mutex_);
   auto update = KOTAE_TRY_VALUE(db_->prepare(sql::kUpdateTurns));
   update.bind_text(1, record.turns.dump()).bind(2, sql::int64(s.turns)).bind(3, s.updated_at);
-  update.bind_text(4, s.id).bind_text(5, tenant).bind(6, sql::int64(turns_before));
+  update.bind_text(4, s.id).bind_text(5, owner.tenant).bind(6, sql::int64(turns_before)).bind_text(7, owner.person);
   return changed(update);
 }
 
-Result<std::optional<ConversationRecord>> SqliteConversations::get(const std::string& tenant, const std::string& id) {
+Result<std::optional<ConversationRecord>> SqliteConversations::get(const ConversationOwner& owner,
+                                                                   const std::string& id) {
   std::lock_guard lock(mutex_);
   auto select = KOTAE_TRY_VALUE(db_->prepare(sql::kGet));
-  select.bind_text(1, id).bind_text(2, tenant);
+  select.bind_text(1, id).bind_text(2, owner.tenant).bind_text(3, owner.person);
   if (!KOTAE_TRY_VALUE(select.step())) return std::optional<ConversationRecord>();
   ConversationRecord record{read_summary(select), nlohmann::json::parse(select.column_text(6), nullptr, false)};
   if (record.turns.is_discarded()) {
@@ -106,31 +111,32 @@ Result<std::optional<ConversationRecord>> SqliteConversations::get(const std::st
   return std::optional(std::move(record));
 }
 
-Result<std::vector<ConversationSummary>> SqliteConversations::list(const std::string& tenant,
+Result<std::vector<ConversationSummary>> SqliteConversations::list(const ConversationOwner& owner,
                                                                    const std::string& collection, std::size_t limit) {
   std::lock_guard lock(mutex_);
   auto select = KOTAE_TRY_VALUE(db_->prepare(sql::kList));
-  select.bind_text(1, tenant).bind_text(2, collection).bind(3, sql::int64(limit));
+  select.bind_text(1, owner.tenant).bind_text(2, collection).bind_text(3, owner.person).bind(4, sql::int64(limit));
   std::vector<ConversationSummary> out;
   while (KOTAE_TRY_VALUE(select.step())) out.push_back(read_summary(select));
   return out;
 }
 
-Result<std::optional<ConversationSummary>> SqliteConversations::rename(const std::string& tenant, const std::string& id,
-                                                                       const std::string& title, double at) {
+Result<std::optional<ConversationSummary>> SqliteConversations::rename(const ConversationOwner& owner,
+                                                                       const std::string& id, const std::string& title,
+                                                                       double at) {
   std::lock_guard lock(mutex_);
   auto update = KOTAE_TRY_VALUE(db_->prepare(sql::kRename));
-  update.bind_text(1, title).bind(2, at).bind_text(3, id).bind_text(4, tenant);
+  update.bind_text(1, title).bind(2, at).bind_text(3, id).bind_text(4, owner.tenant).bind_text(5, owner.person);
   if (!KOTAE_TRY_VALUE(update.step())) return std::optional<ConversationSummary>();
   auto summary = read_summary(update);
   KOTAE_TRY(update.run());
   return std::optional(std::move(summary));
 }
 
-Result<bool> SqliteConversations::remove(const std::string& tenant, const std::string& id) {
+Result<bool> SqliteConversations::remove(const ConversationOwner& owner, const std::string& id) {
   std::lock_guard lock(mutex_);
   auto remove = KOTAE_TRY_VALUE(db_->prepare(sql::kRemove));
-  remove.bind_text(1, id).bind_text(2, tenant);
+  remove.bind_text(1, id).bind_text(2, owner.tenant).bind_text(3, owner.person);
   return changed(remove);
 }
 

@@ -23,15 +23,15 @@ class SqliteConversations final : public ConversationStore {
   // Creates the file and its table when missing.
   static Result<std::unique_ptr<SqliteConversations>> open(const std::filesystem::path& folder, std::size_t per_tenant);
 
-  Result<void> create(const std::string& tenant, const ConversationRecord& record) override;
-  Result<bool> update_turns(const std::string& tenant, const ConversationRecord& record,
+  Result<void> create(const ConversationOwner& owner, const ConversationRecord& record) override;
+  Result<bool> update_turns(const ConversationOwner& owner, const ConversationRecord& record,
                             std::size_t turns_before) override;
-  Result<std::optional<ConversationRecord>> get(const std::string& tenant, const std::string& id) override;
-  Result<std::vector<ConversationSummary>> list(const std::string& tenant, const std::string& collection,
+  Result<std::optional<ConversationRecord>> get(const ConversationOwner& owner, const std::string& id) override;
+  Result<std::vector<ConversationSummary>> list(const ConversationOwner& owner, const std::string& collection,
                                                 std::size_t limit) override;
-  Result<std::optional<ConversationSummary>> rename(const std::string& tenant, const std::string& id,
+  Result<std::optional<ConversationSummary>> rename(const ConversationOwner& owner, const std::string& id,
                                                     const std::string& title, double at) override;
-  Result<bool> remove(const std::string& tenant, const std::string& id) override;
+  Result<bool> remove(const ConversationOwner& owner, const std::string& id) override;
   Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
 
  private:

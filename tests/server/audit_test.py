@@ -1,5 +1,5 @@
 """Roles of API keys and the audit trail on a real `kotae serve`: a reader key searches but cannot
-upload, delete or read the trail; an editor uploads but cannot delete the collection; the tenant's
+upload, delete or read the trail; an editor creates, shares and uploads; the tenant's
 admin reads its own tenant's trail only (uploads, deletions, questions with their text under
 --audit-questions, key use, and the calls refused for the caller's role), filtered and paged; refused
 keys are recorded without a tenant for the operator; every event is also a JSON log line; the trail
@@ -75,6 +75,9 @@ def main():
         )
         status, _ = json_request(port, "POST", "/v1/collections", {"name": "handbook"}, auth("editor-a"))
         checks.check("an editor creates a collection", status == 201, status)
+        shared = {"kind": "tenant", "id": "*", "role": "reader"}
+        status, _ = json_request(port, "PUT", "/v1/collections/handbook/members", shared, auth("editor-a"))
+        checks.check("and shares it with the tenant as readers", status == 200, status)
         checks.check("a reader cannot upload", status_of_upload(port, "handbook", "reader-a") == 403)
         job = upload(
             port, "handbook", {"leave.md": "# Leave\n\nStaff get thirty days of paid leave a year.\n"}, auth("editor-a")
@@ -86,8 +89,8 @@ def main():
         )
         checks.check("a reader searches", status == 200 and found["hits"], status)
         checks.check(
-            "an editor cannot delete the collection (owner)",
-            json_request(port, "DELETE", "/v1/collections/handbook", None, auth("editor-a"))[0] == 403,
+            "a reader cannot delete the collection (owner)",
+            json_request(port, "DELETE", "/v1/collections/handbook", None, auth("reader-a"))[0] == 403,
         )
         checks.check("a reader cannot read the audit trail", trail(port, "reader-a")[0] == 403)
         checks.check(
@@ -111,7 +114,8 @@ def main():
             ("document.upload", "key:editor-a", "ok"),
             ("document.upload", "key:reader-a", "denied"),
             ("search", "key:reader-a", "ok"),
-            ("collection.delete", "key:editor-a", "denied"),
+            ("collection.delete", "key:reader-a", "denied"),
+            ("member.put", "key:editor-a", "ok"),
             ("key.use", "key:reader-a", "ok"),
         ]:
             checks.check("recorded: %s by %s, %s" % (action, actor, outcome), (action, actor, outcome) in seen)

@@ -3,21 +3,17 @@
 // and paging, and trimming by age and (SQLite, whose file is the test's own) by count.
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
-#include <filesystem>
 #include <functional>
 
-#include "core/random_id.h"
+#include <functional>
+
 #include "store/postgres_audit_trail.h"
-#include "store/postgres_schema.h"
 #include "store/sqlite_audit_trail.h"
-#include "support/fixture_url.h"
+#include "support/store_backend_test.h"
 
 namespace kotae::store {
 namespace {
-
-namespace fs = std::filesystem;
 
 #define ASSERT_OK(result) ASSERT_TRUE((result).ok()) << (result).error().message
 
@@ -29,30 +25,23 @@ AuditQuery query(const std::string& tenant, const std::function<void(AuditQuery&
   return q;
 }
 
-class AuditTrailTest : public ::testing::TestWithParam<std::string> {
+class AuditTrailTest : public kotae::testing::StoreBackendTest {
  protected:
   void SetUp() override {
-    const std::string unique = std::to_string(::getpid()) + "-" + random_id("");
-    acme_ = "acme-" + unique;
-    globex_ = "globex-" + unique;
-    folder_ = fs::temp_directory_path() / ("kotae-audit-" + unique);
-    fs::create_directories(folder_);
-    if (GetParam() == "sqlite") {
+    StoreBackendTest::SetUp();
+    if (sqlite()) {
       auto opened = SqliteAuditTrail::open(folder_);
       ASSERT_OK(opened);
       trail_ = std::move(*opened);
       return;
     }
-    const std::string url = kotae::testing::fixture_url(KOTAE_TEST_POSTGRES_URL_FILE);
-    ASSERT_FALSE(url.empty()) << "no PostgreSQL server: " << KOTAE_TEST_POSTGRES_URL_FILE;
-    auto connection = PgConnection::connect(url);
-    ASSERT_OK(connection);
-    ASSERT_OK(migrate_postgres_schema(**connection));
+    const std::string url = postgres_url(KOTAE_TEST_POSTGRES_URL_FILE);
+    ASSERT_FALSE(url.empty());
     trail_ = std::make_unique<PostgresAuditTrail>(std::make_shared<PgPool>(url));
   }
   void TearDown() override {
     trail_.reset();
-    fs::remove_all(folder_);
+    StoreBackendTest::TearDown();
   }
 
   AuditEvent event(const std::string& tenant, const std::string& action, double at, const std::string& outcome = "ok") {
@@ -77,8 +66,6 @@ class AuditTrailTest : public ::testing::TestWithParam<std::string> {
     return out;
   }
 
-  std::string acme_, globex_;
-  fs::path folder_;
   std::unique_ptr<AuditTrail> trail_;
 };
 
@@ -146,8 +133,7 @@ TEST_P(AuditTrailTest, TrimsByAgeAndByCount) {
   EXPECT_EQ(actions(query(acme_)), (std::vector<std::string>{"c", "b"}));
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, AuditTrailTest, ::testing::Values("sqlite", "postgres"),
-                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+INSTANTIATE_TEST_SUITE_P(Stores, AuditTrailTest, ::testing::Values("sqlite", "postgres"), kotae::testing::backend_name);
 
 }  // namespace
 }  // namespace kotae::store

@@ -238,6 +238,43 @@ TEST_P(ConversationStoreTest, WhatWasStoredIsThereAfterReopening) {
   }
 }
 
+TEST_P(ConversationStoreTest, APersonsConversationsAreTheirsAndThoseWithoutAnOwnerTheTenants) {
+  ASSERT_TRUE(store_);
+  const store::ConversationOwner ann{alice_, "user:ann"}, ben{alice_, "user:ben"};
+  const auto anns = conversation("faq", 10), shared = conversation("faq", 20);
+  ASSERT_OK(store_->create(ann, anns));
+  ASSERT_OK(store_->create(alice_, shared));  // no person: the tenant's, as before people
+  EXPECT_EQ(listed(alice_), std::vector<std::string>{shared.summary.id});
+  auto bens = store_->list(ben, "", 100);
+  ASSERT_OK(bens);
+  EXPECT_EQ(ids(*bens), std::vector<std::string>{shared.summary.id});
+  auto annes = store_->list(ann, "", 100);
+  ASSERT_OK(annes);
+  EXPECT_EQ(ids(*annes), (std::vector<std::string>{shared.summary.id, anns.summary.id}));
+  auto seen = store_->get(ben, anns.summary.id);
+  ASSERT_OK(seen);
+  EXPECT_FALSE(seen->has_value());
+  auto renamed = store_->rename(ben, anns.summary.id, "mine now", 30);
+  ASSERT_OK(renamed);
+  EXPECT_FALSE(renamed->has_value());
+  auto removed = store_->remove(ben, anns.summary.id);
+  ASSERT_OK(removed);
+  EXPECT_FALSE(*removed);
+  auto next = anns;
+  next.turns.push_back(next.turns[0]);
+  next.summary.turns = 2;
+  auto updated = store_->update_turns(ben, next, 1);
+  ASSERT_OK(updated);
+  EXPECT_FALSE(*updated);
+  updated = store_->update_turns(ann, next, 1);
+  ASSERT_OK(updated);
+  EXPECT_TRUE(*updated);
+  auto own = store_->get(ann, anns.summary.id);
+  ASSERT_OK(own);
+  ASSERT_TRUE(own->has_value());
+  EXPECT_EQ((*own)->summary.turns, 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, ConversationStoreTest, ::testing::Values("sqlite", "postgres"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 

@@ -53,7 +53,7 @@ set_tests_properties(ServerTest.DocumentsShownToTheirTenantOnly PROPERTIES FIXTU
 # real databases (SQLite in a temporary folder, the PostgreSQL fixture), the history a follow-up
 # rebuilds from stored turns, titles, ids and the list's query.
 kotae_test(conversation_tests
-           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp server/audit_trail_test.cpp
+           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp server/audit_trail_test.cpp server/member_store_test.cpp
            LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
 
@@ -129,3 +129,8 @@ kotae_test(auth_tests SOURCES server/auth_token_test.cpp LIBS kotae_auth OpenSSL
 add_test(NAME ServerTest.KeyRolesAndTheAuditTrail
          COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/audit_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(ServerTest.KeyRolesAndTheAuditTrail PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
+# Collections shared by role (server/member_routes, server/collection_roles): the real server.
+add_test(NAME ServerTest.CollectionsArePrivateUntilSharedByRole
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/sharing_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(ServerTest.CollectionsArePrivateUntilSharedByRole PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

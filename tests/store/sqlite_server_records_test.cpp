@@ -18,6 +18,7 @@
 #include "store/sqlite_change_follower.h"
 #include "store/sqlite_conversations.h"
 #include "store/sqlite_job_records.h"
+#include "store/sqlite_members.h"
 #include "store/sqlite_schema.h"
 
 namespace kotae::store {
@@ -65,9 +66,10 @@ TEST_F(SqliteServerRecordsTest, EachComponentRecordsItsVersionInOneTable) {
   ASSERT_OK(SqliteJobRecords::open(folder_));
   ASSERT_OK(SqliteApiKeys::open(folder_));
   ASSERT_OK(SqliteAuditTrail::open(folder_));
-  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=1,jobs=1");
+  ASSERT_OK(SqliteMembers::open(folder_));
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1");
   ASSERT_OK(SqliteJobRecords::open(folder_));  // a second open changes nothing
-  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=1,jobs=1");
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1");
 }
 
 TEST_F(SqliteServerRecordsTest, AComponentANewerKotaeWroteIsRefused) {
@@ -99,7 +101,7 @@ TEST_F(SqliteServerRecordsTest, Release0_1ConversationsFileIsTakenInOnce) {
   EXPECT_EQ((*got)->turns.at(0).at("answer"), "Write-ahead logging.");
   EXPECT_FALSE(fs::exists(folder_ / "conversations.db"));
   EXPECT_TRUE(fs::exists(folder_ / "conversations.db.imported"));
-  EXPECT_EQ(versions(), "conversations=1");
+  EXPECT_EQ(versions(), "conversations=2");
   opened->reset();
   auto again = SqliteConversations::open(folder_, 10);  // nothing left to take in; the row stays
   ASSERT_OK(again);

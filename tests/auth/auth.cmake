@@ -1,0 +1,9 @@
+# Sign-in and tokens against a real OpenID provider (tests/auth/provider: the npm package oidc-provider,
+# installed by scripts/setup) and the real server.
+set(KOTAE_TEST_PROVIDER ${CMAKE_CURRENT_SOURCE_DIR}/auth/provider)
+if(NOT EXISTS ${KOTAE_TEST_PROVIDER}/node_modules/oidc-provider)
+  message(FATAL_ERROR "tests/auth/provider/node_modules is missing: run scripts/setup (it installs the test OpenID provider)")
+endif()
+add_test(NAME AuthTest.BearerTokensFromARealProvider
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/auth/bearer_token_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(AuthTest.BearerTokensFromARealProvider PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

@@ -1,0 +1,90 @@
+"""The test OpenID provider (provider/provider.mjs: the npm package oidc-provider) started on a
+loopback port, with keys made by provider/make_key.mjs; and tokens from it."""
+
+import base64
+import json
+import os
+import socket
+import subprocess
+import urllib.parse
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PROVIDER = os.path.join(HERE, "provider")
+AUDIENCE = "https://kotae.test/api"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def make_key(alg, kid):
+    made = subprocess.run(
+        ["node", os.path.join(PROVIDER, "make_key.mjs"), alg, kid], check=True, capture_output=True, text=True
+    )
+    return json.loads(made.stdout)
+
+
+def public_jwk(key):
+    return {name: value for name, value in key.items() if name not in ("d", "p", "q", "dp", "dq", "qi")}
+
+
+class Provider:
+    """node provider.mjs CONFIG; `issuer` once it listens."""
+
+    def __init__(self, work, name, keys, clients, services=None, accounts=None, port=None):
+        self.port = port or free_port()
+        self.config = {
+            "port": self.port,
+            "keys": keys,
+            "audience": AUDIENCE,
+            "clients": clients,
+            "services": services or {},
+            "accounts": accounts or {},
+        }
+        self.path = os.path.join(work, name + ".json")
+        self.log = os.path.join(work, name + ".log")
+        self.process = None
+
+    @property
+    def issuer(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def start(self):
+        with open(self.path, "w") as f:
+            json.dump(self.config, f)
+        log = open(self.log, "a")
+        self.process = subprocess.Popen(
+            ["node", os.path.join(PROVIDER, "provider.mjs"), self.path], stdout=subprocess.PIPE, stderr=log, text=True
+        )
+        line = self.process.stdout.readline()
+        if '"listening"' not in line:
+            raise RuntimeError("the OpenID provider did not start: %s %s" % (line, open(self.log).read()[-2000:]))
+        return self
+
+    def stop(self):
+        if self.process:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+            self.process = None
+
+    def client_token(self, client_id, secret, resource=AUDIENCE):
+        """A client-credentials access token (a JWT for `resource`)."""
+        form = urllib.parse.urlencode({"grant_type": "client_credentials", "scope": "api", "resource": resource})
+        request = urllib.request.Request(self.issuer + "/token", data=form.encode())
+        basic = base64.b64encode(("%s:%s" % (client_id, secret)).encode()).decode()
+        request.add_header("Authorization", "Basic " + basic)
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())["access_token"]
+
+
+def b64url(data):
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def token_parts(token):
+    header, payload, signature = token.split(".")
+    decode = lambda part: json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))  # noqa: E731
+    return decode(header), decode(payload), signature
