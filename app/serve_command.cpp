@@ -102,6 +102,19 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--oidc-keys-min-interval", serve.oidc.keys_min_interval_s, "KOTAE_OIDC_KEYS_MIN_INTERVAL",
        "seconds between two fetches of the provider's keys, however many tokens name an unknown key")
       ->check(CLI::Range(0.0, 3600.0));
+  flag("--oidc-client-id", serve.oidc.client_id, "KOTAE_OIDC_CLIENT_ID",
+       "this server's client id at the provider: the web page signs people in (needs --oidc-redirect-url)");
+  flag("--oidc-client-secret-file", serve.oidc.client_secret_file, "KOTAE_OIDC_CLIENT_SECRET_FILE",
+       "a file holding the client's secret (or the secret itself in KOTAE_OIDC_CLIENT_SECRET); never logged");
+  flag("--oidc-redirect-url", serve.oidc.redirect_url, "KOTAE_OIDC_REDIRECT_URL",
+       "this server's /auth/callback as browsers reach it, registered at the provider (https://…/auth/callback)");
+  flag("--oidc-scopes", serve.oidc.scopes, "KOTAE_OIDC_SCOPES", "the scopes a sign-in asks for");
+  flag("--session-idle-minutes", serve.oidc.session_idle_minutes, "KOTAE_SESSION_IDLE_MINUTES",
+       "a signed-in session unused this long ends")
+      ->check(CLI::Range(1.0, 10080.0));
+  flag("--session-max-hours", serve.oidc.session_max_hours, "KOTAE_SESSION_MAX_HOURS",
+       "every signed-in session ends this long after sign-in")
+      ->check(CLI::Range(0.1, 720.0));
   flag("--finished-jobs-per-tenant", o.ingest.finished_kept, "KOTAE_FINISHED_JOBS_PER_TENANT",
        "finished ingestion jobs kept per tenant")
       ->check(CLI::Range(1, 1000000));
@@ -237,8 +250,35 @@ Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags&
   return std::optional<server::auth::OpenIdOptions>(std::move(o));
 }
 
+Result<std::optional<server::SignInOptions>> sign_in_options(const OidcFlags& flags) {
+  if (flags.client_id.empty()) return std::optional<server::SignInOptions>();
+  auto bad = [](const std::string& why) { return make_error(ErrorCode::invalid_argument, why); };
+  if (flags.issuer.empty()) return bad("--oidc-client-id needs --oidc-issuer");
+  // https, or http on a loopback address (a server tried on one machine): as the provider's own URLs.
+  if (!flags.redirect_url.ends_with("/auth/callback") || !server::auth::provider_url_allowed(flags.redirect_url)) {
+    return bad("--oidc-redirect-url: this server's https://…/auth/callback (http only on loopback)");
+  }
+  server::SignInOptions o;
+  o.client_id = flags.client_id;
+  o.redirect_url = flags.redirect_url;
+  o.scopes = flags.scopes;
+  if (!flags.client_secret_file.empty()) {
+    std::ifstream in(flags.client_secret_file);
+    if (!in) return bad("--oidc-client-secret-file " + flags.client_secret_file + ": cannot be read");
+    std::getline(in, o.client_secret);
+  } else if (const char* secret = std::getenv("KOTAE_OIDC_CLIENT_SECRET")) {
+    o.client_secret = secret;
+  }
+  if (o.client_secret.empty())
+    return bad("--oidc-client-id needs its secret: --oidc-client-secret-file or KOTAE_OIDC_CLIENT_SECRET");
+  o.idle = std::chrono::seconds(static_cast<long long>(flags.session_idle_minutes * 60));
+  o.max_age = std::chrono::seconds(static_cast<long long>(flags.session_max_hours * 3600));
+  return std::optional<server::SignInOptions>(std::move(o));
+}
+
 Result<void> check_serve_settings(const ServeOptions& options) {
   KOTAE_TRY(oidc_options(options.oidc));
+  KOTAE_TRY(sign_in_options(options.oidc));
   const auto& o = options.server;
   const auto& data = o.models.data_dir;
   KOTAE_TRY(assembly::require_installed_model(data, "--embedder", o.models.embedder, "embedding",
@@ -335,6 +375,7 @@ int run_serve(ServeOptions options) {
   encoder.session.optimization = levels.at(options.graph_optimization);
   options.server.models.batch.window = std::chrono::microseconds(options.batch_window_us);
   options.server.oidc = oidc_options(options.oidc).value();  // checked above
+  options.server.sign_in = sign_in_options(options.oidc).value();
   auto& http = options.server.http;
   if (!is_loopback(http.host) && !options.allow_open && options.server.api_keys_file.empty() && !options.server.oidc) {
     return report_error(make_error(ErrorCode::invalid_argument,

@@ -20,6 +20,9 @@ struct OidcFlags {
   std::vector<std::string> group_roles;  // GROUP=ROLE
   std::string default_role = "reader";
   double keys_min_interval_s = 30;
+  // The web page's sign-in (authorization code flow), when client_id is set.
+  std::string client_id, client_secret_file, redirect_url, scopes = "openid profile email";
+  double session_idle_minutes = 60, session_max_hours = 12;
 };
 
 struct ServeOptions {
@@ -50,6 +53,9 @@ void add_serve_options(CLI::App& command, ServeOptions& options);
 Result<void> check_serve_settings(const ServeOptions& options);
 // The provider's settings from the flags, or nothing without --oidc-issuer; an error names a bad flag.
 Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags& flags);
+// The web page's sign-in from the flags (the client's secret read from its file or the environment),
+// or nothing without --oidc-client-id.
+Result<std::optional<server::SignInOptions>> sign_in_options(const OidcFlags& flags);
 int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.

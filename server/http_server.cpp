@@ -224,7 +224,14 @@ class SessionResponder final : public Responder {
     http::response<http::string_body> message{static_cast<http::status>(response.status), 11};
     message.set(http::field::server, "kotae");
     if (!response.content_type.empty()) message.set(http::field::content_type, response.content_type);  // none on a 304
-    for (auto& [name, value] : response.headers) message.set(name, value);
+    // Each header once (the last given wins), but every cookie: a response may set several.
+    for (auto& [name, value] : response.headers) {
+      if (beast::iequals(name, "set-cookie")) {
+        message.insert(name, value);
+      } else {
+        message.set(name, value);
+      }
+    }
     message.keep_alive(session_->keep_alive());
     message.body() = std::move(response.body);
     message.prepare_payload();

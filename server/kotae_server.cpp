@@ -18,6 +18,7 @@
 #include "server/collection_roles.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
+#include "server/web_sessions.h"
 #include "server/work_pool.h"
 #include "store/change_follower.h"
 #include "store/server_records.h"
@@ -38,6 +39,7 @@ struct KotaeServer::State {
   bool keys_refreshed = true;  // the last refresh worked (a failure is logged once, not every second)
   std::shared_ptr<store::ApiKeyStore> stored_keys;
   std::unique_ptr<auth::OpenIdProvider> provider;  // with --oidc-issuer
+  std::unique_ptr<WebSessions> sessions;           // with --oidc-client-id: the web page's sign-in
   std::shared_ptr<store::PgPool> shared_pool;      // over a shared store: every replica's jobs and the work queue
   OriginPolicy origins;
   RateLimiter limiter;
@@ -223,6 +225,11 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   }
   s.context.ask_tasks = std::make_shared<jobs::AskTasks>(s.context.answer_queues);
   if (options.oidc) s.provider = std::make_unique<auth::OpenIdProvider>(*options.oidc);
+  if (options.sign_in) {
+    if (!s.provider) return make_error(ErrorCode::invalid_argument, "sign-in needs the provider: --oidc-issuer");
+    s.sessions = std::make_unique<WebSessions>(*options.sign_in, *s.provider, records->sessions);
+    s.context.sessions = s.sessions.get();
+  }
   s.keyed = !s.keys->empty() || s.provider;
   s.origins = OriginPolicy(!s.keyed, is_loopback_host(options.http.host), options.cors_origins);
   const std::size_t workers = options.workers > 0
@@ -242,6 +249,7 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   add_conversation_routes(s.router, s.context);
   add_audit_routes(s.router, s.context);
   add_member_routes(s.router, s.context);
+  add_session_routes(s.router, s.context);
   add_web_routes(s.router);
   s.options.models.on_gpu_failure = [&s](const std::string& model, const GpuFailure& failure) {
     s.context.metrics.gpu_failover(model, failure.from, failure.to);
@@ -380,9 +388,22 @@ KotaeServer::Identity KotaeServer::identify(const HttpRequest& request, const Ro
       if (!down) response.headers.emplace_back("WWW-Authenticate", "Bearer error=\"invalid_token\"");
       return {std::nullopt, std::move(response)};
     }
-    const auto& person = token->identity;
-    principal =
-        Principal{person.tenant, "user:" + person.user, person.name, token->role, false, person.groups, {}, 0, 0};
+    principal = token_principal(*token);
+  } else if (presented.empty() && s.sessions) {
+    // The web page's session cookie. A session authenticates only requests that carry its CSRF token
+    // when they change something: another site's page can make the browser send the cookie (a GET, or
+    // a top-level POST form the cookie's SameSite=Lax lets through), never the header.
+    auto session = s.sessions->find(cookie_value(request.header("cookie"), kSessionCookie));
+    if (!session) return {std::nullopt, error_response(from_error(session.error()))};
+    if (*session) {
+      const bool reads = request.method == "GET" || request.method == "HEAD";
+      if (!reads && request.header("x-csrf-token") != (*session)->csrf) {
+        return {std::nullopt, error_response({403, "csrf_failed",
+                                              "a signed-in request that changes something needs the page's "
+                                              "X-CSRF-Token header"})};
+      }
+      principal = (*session)->principal;
+    }
   }
   if (!principal) {
     auto response =
@@ -525,7 +546,7 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
             Role::admin,
             "local",
             {},
-            Principal{std::string(store::kLocalTenant), "local", "local", Role::admin, true, {}, {}, 0, 0}};
+            local_principal(store::kLocalTenant)};
   const auto match = s.router.match(call.request);
   auto metered =
       std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,

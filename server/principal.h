@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "server/api_keys.h"
+#include "server/auth/openid_provider.h"
 #include "server/auth/role.h"
 
 namespace kotae::server {
@@ -20,11 +21,46 @@ struct Principal {
   std::vector<std::string> groups;
   TenantQuota quota;
   double rate_per_second = 0, burst = 0;  // 0: not limited
+  std::string via = "key";                // how they proved it: "key", "token", "session" (the page), "local"
+  std::string session;                    // a session's id hash (for sign-out)
+  std::string email;
 
   static Principal of_key(const ApiKey& key) {
-    return {key.tenant, "key:" + key.name,   key.name, key.admin ? Role::admin : key.role, key.admin, {},
-            key.quota,  key.rate_per_second, key.burst};
+    Principal who;
+    who.tenant = key.tenant;
+    who.actor = "key:" + key.name;
+    who.name = key.name;
+    who.role = key.admin ? Role::admin : key.role;
+    who.operator_key = key.admin;
+    who.quota = key.quota;
+    who.rate_per_second = key.rate_per_second;
+    who.burst = key.burst;
+    return who;
   }
 };
+
+// A person or service a bearer token of the provider names.
+inline Principal token_principal(const auth::TokenPrincipal& token) {
+  Principal who;
+  who.tenant = token.identity.tenant;
+  who.actor = "user:" + token.identity.user;
+  who.name = token.identity.name;
+  who.role = token.role;
+  who.groups = token.identity.groups;
+  who.via = "token";
+  who.email = token.identity.email;
+  return who;
+}
+
+// The one principal of a server without keys or a provider: the local tenant's operator.
+inline Principal local_principal(const std::string& tenant) {
+  Principal who;
+  who.tenant = tenant;
+  who.actor = who.name = "local";
+  who.via = "local";
+  who.role = Role::admin;
+  who.operator_key = true;
+  return who;
+}
 
 }  // namespace kotae::server

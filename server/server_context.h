@@ -20,6 +20,7 @@
 #include "server/document_files.h"
 #include "server/router.h"
 #include "server/server_metrics.h"
+#include "server/web_sessions.h"
 #include "server/work_pool.h"
 #include "store/conversation_store.h"
 #include "store/member_store.h"
@@ -40,6 +41,7 @@ struct ServerContext {
   std::unique_ptr<rag::AnswerCache> answer_cache;
   std::unique_ptr<AuditRecorder> audit;         // set at start
   std::shared_ptr<store::MemberStore> members;  // set at start: who may use which collection
+  WebSessions* sessions = nullptr;              // with sign-in configured
   ServerMetrics metrics;
   WorkPool* work = nullptr;  // for its queue gauges, and where continuations of model work run
   ApiLimits limits;
@@ -66,6 +68,7 @@ void add_job_routes(Router& router, ServerContext& context);
 void add_conversation_routes(Router& router, ServerContext& context);
 void add_audit_routes(Router& router, ServerContext& context);
 void add_member_routes(Router& router, ServerContext& context);
+void add_session_routes(Router& router, ServerContext& context);
 void add_web_routes(Router& router);
 
 }  // namespace kotae::server

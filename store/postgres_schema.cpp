@@ -9,6 +9,7 @@
 #include "store/postgres_job_records.h"
 #include "store/postgres_members.h"
 #include "store/postgres_record_store.h"
+#include "store/postgres_sessions.h"
 
 namespace kotae::store {
 
@@ -52,9 +53,10 @@ Result<void> migrate_postgres_schema(PgConnection& connection) {
   KOTAE_TRY(connection.execute(
       "CREATE TABLE IF NOT EXISTS kotae_schema_versions(component text PRIMARY KEY, version bigint NOT NULL)"));
   // The records first: document_files refers to collections.
-  for (const SchemaSteps* schema : {&postgres_records_schema(), &postgres_jobs_schema(), &postgres_api_keys_schema(),
-                                    &postgres_conversations_schema(), &postgres_document_files_schema(),
-                                    &postgres_audit_schema(), &postgres_members_schema()}) {
+  for (const SchemaSteps* schema :
+       {&postgres_records_schema(), &postgres_jobs_schema(), &postgres_api_keys_schema(),
+        &postgres_conversations_schema(), &postgres_document_files_schema(), &postgres_audit_schema(),
+        &postgres_members_schema(), &postgres_sessions_schema()}) {
     KOTAE_TRY(migrate(connection, *schema));
   }
   return transaction.commit();

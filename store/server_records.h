@@ -17,6 +17,7 @@
 #include "store/job_record_store.h"
 #include "store/member_store.h"
 #include "store/postgres_connection.h"
+#include "store/session_store.h"
 
 namespace kotae::store {
 
@@ -29,6 +30,7 @@ struct ServerRecords {
   std::shared_ptr<DocumentFileStore> document_files;  // the uploads' originals, once indexed
   std::shared_ptr<AuditTrail> audit;                  // who did what: every replica's, over PostgreSQL
   std::shared_ptr<MemberStore> members;               // who may use which collection
+  std::shared_ptr<SessionStore> sessions;             // signed-in people, and sign-ins under way
   std::shared_ptr<PgPool> shared_pool;                // PostgreSQL: every replica's jobs, the work queue
 };
 

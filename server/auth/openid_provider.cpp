@@ -100,9 +100,10 @@ Result<std::shared_ptr<const SigningKeys>> OpenIdProvider::keys(bool refresh) {
 
 Result<OpenIdEndpoints> OpenIdProvider::endpoints() {
   std::lock_guard lock(mutex_);
+  // Discovery alone is tried again after 5 s (the keys' fetches keep their own interval).
   if (!endpoints_ &&
-      (last_attempt_ == Clock::time_point{} || Clock::now() - last_attempt_ >= std::chrono::seconds(5))) {
-    last_attempt_ = Clock::now();
+      (discovery_attempt_ == Clock::time_point{} || Clock::now() - discovery_attempt_ >= std::chrono::seconds(5))) {
+    discovery_attempt_ = Clock::now();
     KOTAE_TRY(discover_locked());
   }
   if (!endpoints_) return make_error(ErrorCode::unavailable, "the provider's discovery document could not be read");

@@ -72,7 +72,7 @@ class OpenIdProvider {
   std::mutex mutex_;  // one fetch at a time; guards what follows
   std::optional<OpenIdEndpoints> endpoints_;
   std::shared_ptr<const SigningKeys> keys_;
-  Clock::time_point fetched_{}, last_attempt_{};
+  Clock::time_point fetched_{}, last_attempt_{}, discovery_attempt_{};
 };
 
 }  // namespace kotae::server::auth

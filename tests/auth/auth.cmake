@@ -7,3 +7,6 @@ endif()
 add_test(NAME AuthTest.BearerTokensFromARealProvider
          COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/auth/bearer_token_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(AuthTest.BearerTokensFromARealProvider PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+add_test(NAME AuthTest.SignInToTheWebPageWithARealProvider
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/auth/sign_in_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(AuthTest.SignInToTheWebPageWithARealProvider PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

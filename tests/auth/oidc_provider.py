@@ -2,10 +2,13 @@
 loopback port, with keys made by provider/make_key.mjs; and tokens from it."""
 
 import base64
+import http.cookiejar
 import json
 import os
+import re
 import socket
 import subprocess
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -88,3 +91,59 @@ def token_parts(token):
     header, payload, signature = token.split(".")
     decode = lambda part: json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))  # noqa: E731
     return decode(header), decode(payload), signature
+
+
+class Browser:
+    """Cookies per host and redirects followed by hand, as a browser would, to sign in through the
+    provider's login form (oidc-provider's development form: any password) without a real browser."""
+
+    def __init__(self):
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), _NoRedirect())
+
+    def get(self, url, headers=None):
+        return self.send(urllib.request.Request(url, headers=headers or {}))
+
+    def post(self, url, fields, headers=None):
+        data = urllib.parse.urlencode(fields).encode()
+        return self.send(urllib.request.Request(url, data=data, headers=headers or {}))
+
+    def send(self, request):
+        """(status, headers, body), redirects not followed."""
+        try:
+            response = self.opener.open(request, timeout=30)
+        except urllib.error.HTTPError as error:
+            response = error
+        return response.status, dict(response.headers.items()), response.read()
+
+    def sign_in_at_provider(self, url, login, stop_prefix):
+        """Follows `url` through the provider's login (and consent) forms until a redirect to
+        `stop_prefix` (Kotae's callback); returns that URL."""
+        for _ in range(20):
+            if url.startswith(stop_prefix):
+                return url
+            status, headers, body = self.get(url)
+            if status in (302, 303):
+                url = urllib.parse.urljoin(url, headers["Location"])
+                continue
+            page = body.decode(errors="replace")
+            action = urllib.parse.urljoin(url, _form_action(page))
+            prompt = "login" if 'name="login"' in page else "consent"
+            fields = {"prompt": prompt, "login": login, "password": "any"} if prompt == "login" else {"prompt": prompt}
+            status, headers, body = self.post(action, fields)
+            if status not in (302, 303):
+                raise RuntimeError("the provider's form answered %d: %s" % (status, body[:300]))
+            url = urllib.parse.urljoin(action, headers["Location"])
+        raise RuntimeError("too many redirects at the provider")
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def _form_action(page):
+    found = re.search(r'<form[^>]*action="([^"]+)"', page)
+    if not found:
+        raise RuntimeError("no form on the provider's page: %s" % page[:300])
+    return found.group(1)

@@ -256,7 +256,7 @@ def replicas(checks, binary, data, work, pg):
     checks.check(
         "each part of the store records its schema version, conversations and document_files among them",
         pg.sql("SELECT string_agg(component || '=' || version, ',' ORDER BY component) FROM kotae_schema_versions")
-        == "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3"
+        == "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3,sessions=1"
         and pg.sql(
             "SELECT count(*) FROM information_schema.tables WHERE table_name IN ('conversations', 'document_files')"
         )

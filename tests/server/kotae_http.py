@@ -14,17 +14,19 @@ import time
 
 
 class Server:
-    """`kotae serve --data DATA --port 0 ARGS...`, its JSON log lines copied to `log_path`."""
+    """`kotae serve --data DATA --port PORT ARGS...` (PORT 0: any free one), its JSON log lines copied to
+    `log_path`."""
 
-    def __init__(self, binary, data, log_path, args=()):
+    def __init__(self, binary, data, log_path, args=(), port=0):
         self.binary, self.data, self.log_path, self.args = binary, data, log_path, list(args)
+        self.fixed_port = port
         self.process, self.port, self.drained = None, None, None
         self.preexec = None  # run in the child before exec (e.g. lower its limits)
 
     def start(self, wait_ready=True):
         log = open(self.log_path, "a", buffering=1)  # line by line: tests read it while it runs
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--data", self.data, "--port", "0"] + self.args,
+            [self.binary, "serve", "--data", self.data, "--port", str(self.fixed_port)] + self.args,
             stderr=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             text=True,

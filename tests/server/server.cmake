@@ -53,7 +53,7 @@ set_tests_properties(ServerTest.DocumentsShownToTheirTenantOnly PROPERTIES FIXTU
 # real databases (SQLite in a temporary folder, the PostgreSQL fixture), the history a follow-up
 # rebuilds from stored turns, titles, ids and the list's query.
 kotae_test(conversation_tests
-           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp server/audit_trail_test.cpp server/member_store_test.cpp
+           SOURCES server/conversation_store_test.cpp server/conversation_record_test.cpp server/audit_trail_test.cpp server/member_store_test.cpp server/session_store_test.cpp
            LIBS kotae_server PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
 

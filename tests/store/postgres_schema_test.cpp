@@ -71,10 +71,11 @@ class PostgresSchemaTest : public ::testing::Test {
   std::string schema_;
 };
 
-constexpr const char* kAllCurrent = "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3";
+constexpr const char* kAllCurrent =
+    "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3,sessions=1";
 constexpr const char* kAllTables =
     "api_keys,audit_events,change_log,chunks,collection_members,collections,conversations,document_files,documents,"
-    "jobs,uploads";
+    "jobs,sessions,sign_ins,uploads";
 
 TEST_F(PostgresSchemaTest, AFreshDatabaseGetsEveryPartsTablesAndVersion) {
   ASSERT_OK(migrate_postgres_schema(*connection_));

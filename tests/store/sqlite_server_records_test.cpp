@@ -20,6 +20,7 @@
 #include "store/sqlite_job_records.h"
 #include "store/sqlite_members.h"
 #include "store/sqlite_schema.h"
+#include "store/sqlite_sessions.h"
 
 namespace kotae::store {
 namespace {
@@ -67,9 +68,10 @@ TEST_F(SqliteServerRecordsTest, EachComponentRecordsItsVersionInOneTable) {
   ASSERT_OK(SqliteApiKeys::open(folder_));
   ASSERT_OK(SqliteAuditTrail::open(folder_));
   ASSERT_OK(SqliteMembers::open(folder_));
-  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1");
+  ASSERT_OK(SqliteSessions::open(folder_));
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1,sessions=1");
   ASSERT_OK(SqliteJobRecords::open(folder_));  // a second open changes nothing
-  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1");
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1,sessions=1");
 }
 
 TEST_F(SqliteServerRecordsTest, AComponentANewerKotaeWroteIsRefused) {
