@@ -43,7 +43,7 @@ void record_sign_in(ServerContext& context, const Call& call, const char* action
 }  // namespace
 
 void add_session_routes(Router& router, ServerContext& context) {
-  router.add("GET", "/auth/config", {.access = Access::open}, [&context](Call& call) {
+  router.add("GET", "/auth/config", {.quick = true, .access = Access::open}, [&context](Call& call) {
     call.responder->send(json_response(200, {{"sign_in", context.sessions != nullptr}, {"login", "/auth/login"}}));
   });
 
@@ -86,7 +86,8 @@ void add_session_routes(Router& router, ServerContext& context) {
     call.responder->send(std::move(response));
   });
 
-  router.add("GET", "/v1/me", [&context](Call& call) {
+  // Answered at once, while models still load: the page asks it first.
+  router.add("GET", "/v1/me", {.quick = true}, [&context](Call& call) {
     const auto& who = call.who;
     nlohmann::json me{{"object", "principal"}, {"actor", who.actor},    {"name", who.name},
                       {"email", who.email},    {"tenant", call.tenant}, {"role", name_of(who.role)},

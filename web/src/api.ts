@@ -50,21 +50,31 @@ export interface Ready { status: string; embedders?: { model: string; provider: 
 
 const unreachable = () => new ApiError(0, "unreachable", `Cannot reach the Kotae server at ${location.origin}. Is it running?`);
 
+// Who the caller is (GET /v1/me): a pasted API key, or a person signed in with the company's provider.
+export interface Me {
+  actor: string; name: string; email: string; tenant: string; role: string; groups: string[];
+  via: "key" | "token" | "session" | "local"; sign_in: boolean; csrf_token?: string;
+}
+
 export class Api {
+  // A signed-in page's CSRF token: every change it asks for carries it (the session cookie alone is refused).
+  csrf = "";
+
   constructor(private readonly apiKey: () => string) {}
 
-  private headers(json: boolean): HeadersInit {
+  private headers(json: boolean, method = "GET"): HeadersInit {
     const headers: Record<string, string> = {};
     if (json) headers["Content-Type"] = "application/json";
     const key = this.apiKey();
     if (key) headers["Authorization"] = `Bearer ${key}`;
+    else if (this.csrf && method !== "GET" && method !== "HEAD") headers["X-CSRF-Token"] = this.csrf;
     return headers;
   }
 
   private async send(method: string, path: string, body?: BodyInit, json = true, signal?: AbortSignal): Promise<Response> {
     let response: Response;
     try {
-      response = await fetch(path, { method, headers: this.headers(json && body !== undefined), body, signal });
+      response = await fetch(path, { method, headers: this.headers(json && body !== undefined, method), body, signal });
     } catch (e) {
       if (e instanceof DOMException && e.name === "AbortError") throw e;
       throw unreachable();
@@ -81,6 +91,12 @@ export class Api {
   ready(): Promise<Ready> {
     return fetch("/readyz").then(r => r.json() as Promise<Ready>, () => { throw unreachable(); });
   }
+
+  me(): Promise<Me> { return this.json("GET", "/v1/me"); }
+  signInOffered(): Promise<boolean> {
+    return fetch("/auth/config").then(r => r.json() as Promise<{ sign_in: boolean }>).then(c => c.sign_in, () => false);
+  }
+  signOut(): Promise<{ end_session_url: string }> { return this.json("POST", "/auth/logout", {}); }
 
   collections(): Promise<{ data: Collection[] }> { return this.json("GET", "/v1/collections"); }
   createCollection(name: string, embedder: string): Promise<Collection> {

@@ -16,7 +16,8 @@ const api = new Api(() => settings.api_key);
 
 function report(error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
-  const hint = error instanceof ApiError && error.code === "invalid_api_key" ? " Set the API key in Settings." : "";
+  const hint = error instanceof ApiError && error.code === "invalid_api_key"
+    ? (byId("sign-in").hidden ? " Set the API key in Settings." : " Sign in, or set an API key in Settings.") : "";
   byId("alert-text").textContent = message + hint;
   byId("alert").hidden = false;
   if (error instanceof ApiError && error.code === "unreachable") setServerState("Server unreachable", "down");
@@ -122,4 +123,28 @@ async function watchServer(): Promise<void> {
   }
 }
 
+// Who is here: a person signed in with the company's provider (their name, tenant and "Sign out"), a
+// pasted key, or nobody yet ("Sign in" when the server offers it; a key can still be pasted).
+async function identify(): Promise<void> {
+  try {
+    const me = await api.me();
+    api.csrf = me.csrf_token ?? "";
+    if (me.via === "session") {
+      byId("who").replaceChildren(h("span", {}, me.name), " ", h("small", {}, `${me.tenant} · ${me.role}`));
+      byId("who").hidden = false;
+      byId("sign-out").hidden = false;
+    }
+  } catch (error) {
+    if (!(error instanceof ApiError && error.code === "invalid_api_key")) return;
+    byId("sign-in").hidden = !(await api.signInOffered());
+  }
+}
+byId("sign-in").addEventListener("click", () => {
+  location.assign(`/auth/login?return_to=${encodeURIComponent(location.pathname + location.search)}`);
+});
+byId("sign-out").addEventListener("click", () => {
+  api.signOut().then(out => location.assign(out.end_session_url || "/"), report);
+});
+
+void identify();
 void watchServer().then(() => Promise.all([library.refresh(), loadModels()]));
