@@ -16,6 +16,7 @@
 #include "core/sha256.h"
 #include "platform/service_manager.h"
 #include "queue/redis_connection.h"
+#include "server/address_range.h"
 #include "server/api_keys.h"
 #include "server/auth/provider_http.h"
 #include "store/conversation_store.h"
@@ -94,11 +95,24 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--oidc-tenant", serve.oidc.tenant, "KOTAE_OIDC_TENANT", "the tenant of every user without a tenant claim");
   flag("--oidc-tenant-map", serve.oidc.tenant_map, "KOTAE_OIDC_TENANT_MAP",
        "CLAIM_VALUE=TENANT: the tenant claim's value mapped to a tenant (others are refused)");
-  flag("--oidc-group-role", serve.oidc.group_roles, "KOTAE_OIDC_GROUP_ROLE",
-       "GROUP=ROLE: members of the group have this role over their tenant (reader, editor, owner, admin)");
-  flag("--oidc-default-role", serve.oidc.default_role, "KOTAE_OIDC_DEFAULT_ROLE",
-       "the role over their tenant of users no --oidc-group-role names")
+  flag("--group-role", serve.oidc.group_roles, "KOTAE_GROUP_ROLE",
+       "GROUP=ROLE: people in the group (a token's, a session's, the proxy's) have this role over their "
+       "tenant (reader, editor, owner, admin)");
+  flag("--default-role", serve.oidc.default_role, "KOTAE_DEFAULT_ROLE",
+       "the role over their tenant of people no --group-role names")
       ->check(CLI::IsMember({"reader", "editor", "owner", "admin"}));
+  flag("--trusted-proxy", serve.proxy.from, "KOTAE_TRUSTED_PROXY",
+       "CIDR of an authenticating proxy whose user headers are believed (others' are removed); repeatable");
+  flag("--proxy-user-header", serve.proxy.user_header, "KOTAE_PROXY_USER_HEADER",
+       "the proxy's header with the user's id");
+  flag("--proxy-email-header", serve.proxy.email_header, "KOTAE_PROXY_EMAIL_HEADER",
+       "the proxy's header with the e-mail");
+  flag("--proxy-name-header", serve.proxy.name_header, "KOTAE_PROXY_NAME_HEADER", "the proxy's header with the name");
+  flag("--proxy-groups-header", serve.proxy.groups_header, "KOTAE_PROXY_GROUPS_HEADER",
+       "the proxy's header with the groups, comma-separated");
+  flag("--proxy-tenant-header", serve.proxy.tenant_header, "KOTAE_PROXY_TENANT_HEADER",
+       "the proxy's header naming the tenant (else --proxy-tenant)");
+  flag("--proxy-tenant", serve.proxy.tenant, "KOTAE_PROXY_TENANT", "the tenant of the proxy's users");
   flag("--oidc-keys-min-interval", serve.oidc.keys_min_interval_s, "KOTAE_OIDC_KEYS_MIN_INTERVAL",
        "seconds between two fetches of the provider's keys, however many tokens name an unknown key")
       ->check(CLI::Range(0.0, 3600.0));
@@ -216,6 +230,43 @@ Result<std::pair<std::string, std::string>> pair_of(const std::string& text, con
 
 }  // namespace
 
+Result<server::auth::GroupRoles> group_roles(const OidcFlags& flags) {
+  server::auth::GroupRoles roles;
+  for (const auto& entry : flags.group_roles) {
+    const auto [group, role] = KOTAE_TRY_VALUE(pair_of(entry, "--group-role"));
+    const auto named = server::role_named(role);
+    if (!named)
+      return make_error(ErrorCode::invalid_argument, "--group-role " + entry + ": reader, editor, owner or admin");
+    roles.roles[group] = *named;
+  }
+  roles.default_role = server::role_named(flags.default_role).value_or(server::Role::reader);
+  return roles;
+}
+
+Result<std::optional<server::TrustedProxyOptions>> proxy_options(const ProxyFlags& flags, const OidcFlags& people) {
+  if (flags.from.empty()) return std::optional<server::TrustedProxyOptions>();
+  server::TrustedProxyOptions o;
+  for (const auto& cidr : flags.from) {
+    const auto range = server::AddressRange::parse(cidr);
+    if (!range) return make_error(ErrorCode::invalid_argument, "--trusted-proxy " + cidr + ": not an address or CIDR");
+    o.from.push_back(*range);
+  }
+  auto lower = [](std::string name) {
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return name;
+  };
+  o.user_header = lower(flags.user_header);
+  o.email_header = lower(flags.email_header);
+  o.name_header = lower(flags.name_header);
+  o.groups_header = lower(flags.groups_header);
+  o.tenant_header = lower(flags.tenant_header);
+  o.tenant = flags.tenant;
+  if (o.tenant_header.empty() && !server::valid_tenant(o.tenant))
+    return make_error(ErrorCode::invalid_argument, "--trusted-proxy needs --proxy-tenant (or --proxy-tenant-header)");
+  o.roles = KOTAE_TRY_VALUE(group_roles(people));
+  return std::optional<server::TrustedProxyOptions>(std::move(o));
+}
+
 Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags& flags) {
   if (flags.issuer.empty()) return std::optional<server::auth::OpenIdOptions>();
   if (!server::auth::provider_url_allowed(flags.issuer)) {
@@ -238,14 +289,7 @@ Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags&
   }
   if (!o.tenants.from.empty() && flags.tenant_claim.empty())
     return make_error(ErrorCode::invalid_argument, "--oidc-tenant-map needs --oidc-tenant-claim (the claim it maps)");
-  for (const auto& entry : flags.group_roles) {
-    const auto [group, role] = KOTAE_TRY_VALUE(pair_of(entry, "--oidc-group-role"));
-    const auto named = server::role_named(role);
-    if (!named)
-      return make_error(ErrorCode::invalid_argument, "--oidc-group-role " + entry + ": reader, editor, owner or admin");
-    o.group_roles[group] = *named;
-  }
-  o.default_role = server::role_named(flags.default_role).value_or(server::Role::reader);
+  o.roles = KOTAE_TRY_VALUE(group_roles(flags));
   o.keys_min_interval = std::chrono::seconds(static_cast<long long>(flags.keys_min_interval_s));
   return std::optional<server::auth::OpenIdOptions>(std::move(o));
 }
@@ -279,6 +323,7 @@ Result<std::optional<server::SignInOptions>> sign_in_options(const OidcFlags& fl
 Result<void> check_serve_settings(const ServeOptions& options) {
   KOTAE_TRY(oidc_options(options.oidc));
   KOTAE_TRY(sign_in_options(options.oidc));
+  KOTAE_TRY(proxy_options(options.proxy, options.oidc));
   const auto& o = options.server;
   const auto& data = o.models.data_dir;
   KOTAE_TRY(assembly::require_installed_model(data, "--embedder", o.models.embedder, "embedding",
@@ -376,8 +421,10 @@ int run_serve(ServeOptions options) {
   options.server.models.batch.window = std::chrono::microseconds(options.batch_window_us);
   options.server.oidc = oidc_options(options.oidc).value();  // checked above
   options.server.sign_in = sign_in_options(options.oidc).value();
+  options.server.proxy = proxy_options(options.proxy, options.oidc).value();
   auto& http = options.server.http;
-  if (!is_loopback(http.host) && !options.allow_open && options.server.api_keys_file.empty() && !options.server.oidc) {
+  if (!is_loopback(http.host) && !options.allow_open && options.server.api_keys_file.empty() && !options.server.oidc &&
+      !options.server.proxy) {
     return report_error(make_error(ErrorCode::invalid_argument,
                                    "listening on " + http.host +
                                        " would serve anyone who can reach it: give API keys "

@@ -25,9 +25,18 @@ struct OidcFlags {
   double session_idle_minutes = 60, session_max_hours = 12;
 };
 
+// An authenticating proxy in front (oauth2-proxy, a company gateway): its headers as the flags give them.
+struct ProxyFlags {
+  std::vector<std::string> from;  // CIDRs
+  std::string user_header = "X-Forwarded-User", email_header = "X-Forwarded-Email";
+  std::string name_header = "X-Forwarded-Preferred-Username", groups_header = "X-Forwarded-Groups";
+  std::string tenant_header, tenant;
+};
+
 struct ServeOptions {
   server::ServerOptions server;
-  OidcFlags oidc;
+  OidcFlags oidc;  // with the roles groups give (--group-role), for the proxy's users too
+  ProxyFlags proxy;
   std::string openai_key_env = "OPENAI_API_KEY";
   double shutdown_deadline_s = 30;
   double answer_wait_s = 30;     // for an answer worker to start a task (the "workers" back-end)
@@ -56,6 +65,9 @@ Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags&
 // The web page's sign-in from the flags (the client's secret read from its file or the environment),
 // or nothing without --oidc-client-id.
 Result<std::optional<server::SignInOptions>> sign_in_options(const OidcFlags& flags);
+Result<server::auth::GroupRoles> group_roles(const OidcFlags& flags);
+// The trusted proxy from the flags, or nothing without --trusted-proxy.
+Result<std::optional<server::TrustedProxyOptions>> proxy_options(const ProxyFlags& flags, const OidcFlags& people);
 int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.

@@ -18,6 +18,7 @@
 #include "server/collection_roles.h"
 #include "server/origin_policy.h"
 #include "server/rate_limiter.h"
+#include "server/trusted_proxy.h"
 #include "server/web_sessions.h"
 #include "server/work_pool.h"
 #include "store/change_follower.h"
@@ -40,6 +41,7 @@ struct KotaeServer::State {
   std::shared_ptr<store::ApiKeyStore> stored_keys;
   std::unique_ptr<auth::OpenIdProvider> provider;  // with --oidc-issuer
   std::unique_ptr<WebSessions> sessions;           // with --oidc-client-id: the web page's sign-in
+  std::unique_ptr<TrustedProxy> proxy;             // with --trusted-proxy
   std::shared_ptr<store::PgPool> shared_pool;      // over a shared store: every replica's jobs and the work queue
   OriginPolicy origins;
   RateLimiter limiter;
@@ -230,7 +232,8 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
     s.sessions = std::make_unique<WebSessions>(*options.sign_in, *s.provider, records->sessions);
     s.context.sessions = s.sessions.get();
   }
-  s.keyed = !s.keys->empty() || s.provider;
+  if (options.proxy) s.proxy = std::make_unique<TrustedProxy>(*options.proxy);
+  s.keyed = !s.keys->empty() || s.provider || s.proxy;
   s.origins = OriginPolicy(!s.keyed, is_loopback_host(options.http.host), options.cors_origins);
   const std::size_t workers = options.workers > 0
                                   ? options.workers
@@ -389,6 +392,23 @@ KotaeServer::Identity KotaeServer::identify(const HttpRequest& request, const Ro
       return {std::nullopt, std::move(response)};
     }
     principal = token_principal(*token);
+  } else if (presented.empty() && s.proxy && s.proxy->names_a_user(request)) {
+    // Believed only from the proxy (handle() also removes them from anyone else's request).
+    if (!s.proxy->trusts(request.remote_address)) {
+      return {std::nullopt, error_response({401, "untrusted_proxy_headers",
+                                            "the user headers are believed only from the trusted proxy"})};
+    }
+    auto named = s.proxy->principal(request);
+    if (!named) return {std::nullopt, error_response({401, "invalid_proxy_headers", named.error().message})};
+    // A change from a browser must come from the page's own origin: the proxy's cookie rides along on
+    // another site's form too.
+    const auto origin = request.header("origin");
+    const bool reads = request.method == "GET" || request.method == "HEAD";
+    if (!reads && !origin.empty() && !same_origin(origin, request.header("host"))) {
+      return {std::nullopt,
+              error_response({403, "csrf_failed", "a change through the proxy must come from this server's own page"})};
+    }
+    principal = std::move(*named);
   } else if (presented.empty() && s.sessions) {
     // The web page's session cookie. A session authenticates only requests that carry its CSRF token
     // when they change something: another site's page can make the browser send the cookie (a GET, or
@@ -539,6 +559,7 @@ std::optional<HttpResponse> KotaeServer::authenticate(Call& call, const RouteOpt
 
 void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> responder) {
   auto& s = *state_;
+  if (s.proxy && !s.proxy->trusts(request.remote_address)) s.proxy->strip(request);  // nobody else names users
   Call call{std::move(request),
             nullptr,
             store::kLocalTenant,

@@ -23,6 +23,7 @@
 #include "server/principal.h"
 #include "server/router.h"
 #include "server/server_context.h"
+#include "server/trusted_proxy.h"
 #include "server/web_sessions.h"
 
 namespace kotae::server {
@@ -44,7 +45,8 @@ struct ServerOptions {
   // The company's OpenID provider (--oidc-issuer): bearer tokens beside API keys; the server then
   // needs a key or a token for every request, as with keys.
   std::optional<auth::OpenIdOptions> oidc;
-  std::optional<SignInOptions> sign_in;  // the web page's sign-in with that provider (--oidc-client-id)
+  std::optional<SignInOptions> sign_in;      // the web page's sign-in with that provider (--oidc-client-id)
+  std::optional<TrustedProxyOptions> proxy;  // an authenticating proxy in front (--trusted-proxy)
   rag::AnswerCacheOptions cache;
   double cache_ttl_s = 600;     // the flag's form of cache.ttl
   store::CatalogOptions store;  // where the collections are (--store, --index-cache); its data_dir: models.data_dir

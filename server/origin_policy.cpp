@@ -37,6 +37,13 @@ bool is_loopback_host(std::string_view host) {
   return inet_pton(AF_INET6, name.c_str(), &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
+bool same_origin(std::string_view origin, std::string_view host) {
+  for (std::string_view scheme : {"http://", "https://"}) {
+    if (origin.starts_with(scheme)) return !host.empty() && lower(origin.substr(scheme.size())) == lower(host);
+  }
+  return false;
+}
+
 OriginPolicy::OriginPolicy(bool open, bool loopback, std::vector<std::string> cors_origins)
     : open_(open), loopback_hosts_only_(open && loopback), cors_origins_(std::move(cors_origins)) {
   for (auto& origin : cors_origins_) origin = lower(origin);

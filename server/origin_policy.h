@@ -16,6 +16,10 @@
 
 namespace kotae::server {
 
+// Whether a request's Origin ("https://kotae.example.com") is the server's own as its Host header names
+// it (the scheme aside: a proxy in front may end TLS).
+bool same_origin(std::string_view origin, std::string_view host);
+
 class OriginPolicy {
  public:
   OriginPolicy() = default;

@@ -21,7 +21,7 @@ struct Principal {
   std::vector<std::string> groups;
   TenantQuota quota;
   double rate_per_second = 0, burst = 0;  // 0: not limited
-  std::string via = "key";                // how they proved it: "key", "token", "session" (the page), "local"
+  std::string via = "key";                // how they proved it: "key", "token", "session" (the page), "proxy", "local"
   std::string session;                    // a session's id hash (for sign-out)
   std::string email;
 

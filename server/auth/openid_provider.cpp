@@ -39,15 +39,6 @@ bool OpenIdProvider::looks_like_jwt(std::string_view token) {
   return token.starts_with("eyJ") && std::count(token.begin(), token.end(), '.') == 2;
 }
 
-Role OpenIdProvider::role_of(const TokenIdentity& identity) const {
-  Role role = options_.default_role;
-  for (const auto& group : identity.groups) {
-    if (const auto it = options_.group_roles.find(group); it != options_.group_roles.end())
-      role = std::max(role, it->second);
-  }
-  return role;
-}
-
 Result<void> OpenIdProvider::discover_locked() {
   if (endpoints_) return {};
   const std::string& issuer_url = options_.issuer;
@@ -135,7 +126,7 @@ Result<TokenPrincipal> OpenIdProvider::verify(std::string_view token, const Toke
   }
   TokenPrincipal principal;
   principal.identity = KOTAE_TRY_VALUE(identity_from_claims(*claims, options_.claims, options_.tenants));
-  principal.role = role_of(principal.identity);
+  principal.role = options_.roles.of(principal.identity.groups);
   principal.expires_at = claims->value("exp", std::int64_t{0});
   return principal;
 }

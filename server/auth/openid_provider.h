@@ -14,6 +14,7 @@
 
 #include "core/result.h"
 #include "server/auth/claim_mapping.h"
+#include "server/auth/group_roles.h"
 #include "server/auth/jwt.h"
 #include "server/auth/role.h"
 
@@ -24,8 +25,7 @@ struct OpenIdOptions {
   std::vector<std::string> audiences;  // a bearer token's "aud" must name one; none: bearer tokens are refused
   ClaimNames claims;
   TenantMapping tenants;
-  std::map<std::string, Role> group_roles;  // a group's members have this role over their tenant
-  Role default_role = Role::reader;         // everyone else's
+  GroupRoles roles;  // their role over their tenant from their groups
   std::chrono::seconds leeway{60};
   long timeout_ms = 5000;  // each call to the provider
   // Between two fetches of the keys, however many tokens name a key not yet known.
@@ -55,8 +55,6 @@ class OpenIdProvider {
   Result<TokenPrincipal> verify_access_token(std::string_view token);
   // An ID token from the sign-in's code exchange: its audience is the client, its nonce the one sent.
   Result<TokenPrincipal> verify_id_token(std::string_view token, std::string_view client_id, std::string_view nonce);
-  // Their role over the tenant: the highest their groups are given, else the default.
-  Role role_of(const TokenIdentity& identity) const;
   // Whether `token` looks like a JWT (three base64url parts) rather than an API key.
   static bool looks_like_jwt(std::string_view token);
 

@@ -14,3 +14,6 @@ add_test(NAME AuthTest.ChromiumSignsInPeopleOfTwoTenants
          COMMAND ${KOTAE_NODE} ${CMAKE_CURRENT_SOURCE_DIR}/auth/sign_in_browser_test.mjs $<TARGET_FILE:kotae>
                  ${PROJECT_SOURCE_DIR}/web ${KOTAE_SERVER_TEST_DATA} ${CMAKE_CURRENT_BINARY_DIR}/auth-browser)
 set_tests_properties(AuthTest.ChromiumSignsInPeopleOfTwoTenants PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+add_test(NAME AuthTest.ATrustedProxyNamesUsersAndNobodyElseDoes
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/auth/trusted_proxy_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(AuthTest.ATrustedProxyNamesUsersAndNobodyElseDoes PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

@@ -1,6 +1,6 @@
 """Bearer tokens from a real OpenID provider on a real `kotae serve` (server/auth/openid_provider):
 services call the API with client-credentials tokens, their tenant and role from the token's claims
-and --oidc-group-role, a collection shared with a group the token names; the provider's keys are fetched from its JWKS and fetched again when it
+and --group-role, a collection shared with a group the token names; the provider's keys are fetched from its JWKS and fetched again when it
 rotates them; and the attacks on tokens are refused, recorded for the operator and logged: alg none,
 the provider's public key used as an HMAC secret, another issuer, another audience, a tampered
 payload, an ID-token-shaped token; a reader uploading; another tenant's collection."""
@@ -97,7 +97,7 @@ def main():
             "--oidc-issuer", provider.issuer,
             "--oidc-audience", AUDIENCE,
             "--oidc-tenant-claim", "tenant",
-            "--oidc-group-role", "bots=editor",
+            "--group-role", "bots=editor",
             "--oidc-keys-min-interval", "5",
         ],
     )  # fmt: skip

@@ -64,7 +64,7 @@ before(async () => {
   provider = await start("node", [join(here, "provider", "provider.mjs"), join(work, "provider.json")], "stdout",
     line => line.includes('"listening"'));
   server = await start(kotae, ["serve", "--data", join(work, "data"), "--port", String(kotaePort),
-    "--oidc-issuer", issuer, "--oidc-tenant-claim", "tenant", "--oidc-group-role", "staff=editor",
+    "--oidc-issuer", issuer, "--oidc-tenant-claim", "tenant", "--group-role", "staff=editor",
     "--oidc-client-id", "kotae-web", "--oidc-client-secret-file", join(work, "client-secret"),
     "--oidc-redirect-url", `${base}/auth/callback`, "--oidc-scopes", "openid profile email groups tenant"],
   "stderr", line => line.startsWith("{") && JSON.parse(line).event === "ready");

@@ -58,7 +58,7 @@ def main():
             "--api-keys", keys,
             "--oidc-issuer", provider.issuer,
             "--oidc-tenant-claim", "tenant",
-            "--oidc-group-role", "staff=editor",
+            "--group-role", "staff=editor",
             "--oidc-client-id", "kotae-web",
             "--oidc-client-secret-file", secret_file,
             "--oidc-redirect-url", base + "/auth/callback",

@@ -58,8 +58,8 @@ kotae_test(conversation_tests
 target_compile_definitions(conversation_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
 
 
-# The GPU series of /metrics, rendered from NVML's readings (tests/server/gpu_metrics_test.cpp).
-kotae_test(gpu_metrics_tests SOURCES server/gpu_metrics_test.cpp LIBS kotae_server)
+# Server parts tested alone: the GPU series of /metrics from NVML's readings, the trusted proxy's address ranges.
+kotae_test(server_unit_tests SOURCES server/gpu_metrics_test.cpp server/address_range_test.cpp LIBS kotae_server)
 
 # Faults the server survives (tests/server/fault_test.cpp): a remote generator killed mid-answer, a
 # generator that fails to load, a deleted or damaged vector index.
