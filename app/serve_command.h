@@ -5,33 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/access_flags.h"
 #include "server/kotae_server.h"
 
 namespace kotae::app {
-
-// The OpenID provider's settings as the flags give them (docs/auth.md), read into
-// server::ServerOptions::oidc by run_serve.
-struct OidcFlags {
-  std::string issuer;  // empty: no provider
-  std::vector<std::string> audiences;
-  std::string user_claim = "sub", name_claim = "name", email_claim = "email", groups_claim = "groups";
-  std::string tenant_claim, tenant;      // the tenant from a claim, or one fixed tenant
-  std::vector<std::string> tenant_map;   // CLAIM_VALUE=TENANT
-  std::vector<std::string> group_roles;  // GROUP=ROLE
-  std::string default_role = "reader";
-  double keys_min_interval_s = 30;
-  // The web page's sign-in (authorization code flow), when client_id is set.
-  std::string client_id, client_secret_file, redirect_url, scopes = "openid profile email";
-  double session_idle_minutes = 60, session_max_hours = 12;
-};
-
-// An authenticating proxy in front (oauth2-proxy, a company gateway): its headers as the flags give them.
-struct ProxyFlags {
-  std::vector<std::string> from;  // CIDRs
-  std::string user_header = "X-Forwarded-User", email_header = "X-Forwarded-Email";
-  std::string name_header = "X-Forwarded-Preferred-Username", groups_header = "X-Forwarded-Groups";
-  std::string tenant_header, tenant;
-};
 
 struct ServeOptions {
   server::ServerOptions server;
@@ -60,14 +37,6 @@ void add_serve_options(CLI::App& command, ServeOptions& options);
 // Every setting checked before anything starts: the models named are installed and of the right
 // kind, URLs parse, files can be read. The message names what is wrong and what is there instead.
 Result<void> check_serve_settings(const ServeOptions& options);
-// The provider's settings from the flags, or nothing without --oidc-issuer; an error names a bad flag.
-Result<std::optional<server::auth::OpenIdOptions>> oidc_options(const OidcFlags& flags);
-// The web page's sign-in from the flags (the client's secret read from its file or the environment),
-// or nothing without --oidc-client-id.
-Result<std::optional<server::SignInOptions>> sign_in_options(const OidcFlags& flags);
-Result<server::auth::GroupRoles> group_roles(const OidcFlags& flags);
-// The trusted proxy from the flags, or nothing without --trusted-proxy.
-Result<std::optional<server::TrustedProxyOptions>> proxy_options(const ProxyFlags& flags, const OidcFlags& people);
 int run_serve(ServeOptions options);
 
 // `kotae keygen --tenant NAME`: a new API key, and the entry (its hash) for the --api-keys file.

@@ -1,6 +1,7 @@
 #include "assembly/collection_registry.h"
 
 #include <chrono>
+#include <thread>
 
 #include "core/log.h"
 #include "core/random_id.h"
@@ -162,6 +163,64 @@ Result<void> CollectionRegistry::remove(const std::string& tenant, const std::st
   return local;
 }
 
+Result<std::shared_ptr<ServedCollection>> CollectionRegistry::rename(const std::string& tenant, const std::string& from,
+                                                                     const std::string& to, const RenameSteps& steps) {
+  KOTAE_TRY(catalog_.folder(tenant, to));  // a bad name is refused before anything else
+  std::shared_ptr<ServedCollection> served;
+  {
+    std::lock_guard lock(mutex_);
+    served = KOTAE_TRY_VALUE(open_locked(tenant, from));
+    if (open_.contains({tenant, to}) || removing_.contains({tenant, to}) ||
+        KOTAE_TRY_VALUE(catalog_.exists(tenant, to))) {
+      return make_error(ErrorCode::already_exists, "a collection named '" + to + "' exists already");
+    }
+    open_.erase({tenant, from});
+    removing_.insert({tenant, from});
+    removing_.insert({tenant, to});
+  }
+  auto release = [&](bool reopen_old) {
+    std::lock_guard lock(mutex_);
+    removing_.erase({tenant, from});
+    removing_.erase({tenant, to});
+    if (reopen_old && !open_.contains({tenant, from})) open_[{tenant, from}] = served;
+  };
+  {
+    // An ingestion or a removal under way finishes first; then the requests that hold it (this
+    // function's `served` is the one reference left when they have).
+    std::lock_guard writing(served->writer);
+    const auto deadline = std::chrono::steady_clock::now() + kRenameWait;
+    while (served.use_count() > 1 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (served.use_count() > 1) {
+      release(true);
+      return make_error(ErrorCode::unavailable, "collection '" + from + "' is still in use; try the rename again");
+    }
+  }
+  if (steps.before) {
+    if (auto before = steps.before(); !before) {
+      release(true);
+      return before.error();
+    }
+  }
+  // Closed before it moves: SQLite opens its WAL and journal by path. Cached answers name its instance
+  // and generation, and the new opening has another instance.
+  served->deleted = true;
+  served->generation++;
+  served.reset();
+  if (auto moved = catalog_.rename(tenant, from, to); !moved) {
+    if (steps.undo_before) steps.undo_before();
+    release(false);  // the old name opens again on demand, from the catalog
+    return moved.error();
+  }
+  log_event("collection_renamed", {{"tenant", tenant}, {"collection", from}, {"to", to}});
+  if (steps.after) steps.after();
+  std::lock_guard lock(mutex_);
+  removing_.erase({tenant, from});
+  removing_.erase({tenant, to});
+  return open_locked(tenant, to);
+}
+
 void CollectionRegistry::follow_changes() {
   std::vector<std::shared_ptr<ServedCollection>> open;
   {
@@ -176,7 +235,8 @@ void CollectionRegistry::follow_changes() {
       if (auto it = open_.find({c->tenant, c->name}); it != open_.end() && it->second == c) open_.erase(it);
       c->deleted = true;
       c->generation++;
-      log_event("collection_closed", {{"tenant", c->tenant}, {"collection", c->name}, {"reason", "deleted elsewhere"}});
+      log_event("collection_closed",
+                {{"tenant", c->tenant}, {"collection", c->name}, {"reason", "deleted or renamed elsewhere"}});
       continue;
     }
     if (!caught_up) {

@@ -5,8 +5,10 @@
 // commits (the change follower calls it) and closes the ones another replica deleted.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,8 +39,23 @@ struct ServedCollection {
   std::atomic<std::uint64_t> generation{0};  // bumped by every change: cached answers name the one they saw
 };
 
+// What else moves with a renamed collection (records kept by other stores under its name), run while
+// the registry holds both names: neither is opened nor created meanwhile.
+struct RenameSteps {
+  // Before the collection moves; a failure stops the rename with nothing moved (its members are copied
+  // to the new name here, so the collection is never without them).
+  std::function<Result<void>()> before;
+  // The move failed after `before` succeeded: undo it.
+  std::function<void()> undo_before;
+  // After the move (conversations and job records renamed, the old name's members removed).
+  std::function<void()> after;
+};
+
 class CollectionRegistry {
  public:
+  // How long a rename waits for the requests that use the collection to finish.
+  static constexpr std::chrono::seconds kRenameWait{30};
+
   CollectionRegistry(store::Catalog& catalog, ModelPool& models);
 
   const store::Catalog& catalog() const { return catalog_; }
@@ -61,6 +78,14 @@ class CollectionRegistry {
   Usage usage(const std::string& tenant);
   // Closes it and deletes it (records and folder) once no request uses it. not_found when there is none.
   Result<void> remove(const std::string& tenant, const std::string& name);
+  // Gives the collection a new name. Both names are held meanwhile: a request for either gets not_found,
+  // a create of either already_exists. It is closed first (an ingestion or removal under way finishes,
+  // requests that hold it finish, up to kRenameWait: past it `unavailable` and nothing changed), then
+  // moved (store::Catalog::rename), then opened under its new name with a new instance, so no answer
+  // cached under the old name is served. not_found, already_exists (the new name taken), or the move's
+  // error (the old name then opens again as it was).
+  Result<std::shared_ptr<ServedCollection>> rename(const std::string& tenant, const std::string& from,
+                                                   const std::string& to, const RenameSteps& steps);
   // Over a shared store: every open collection catches up with what others committed (a change bumps
   // its generation, so cached answers are not served again); one another replica deleted is closed.
   void follow_changes();

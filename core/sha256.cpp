@@ -22,20 +22,32 @@ DigestContext new_context() {
   return ctx;
 }
 
-std::string finish_hex(EVP_MD_CTX* ctx) {
+std::string finish(EVP_MD_CTX* ctx) {
   std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
   unsigned int length = 0;
   KOTAE_ASSERT(EVP_DigestFinal_ex(ctx, digest.data(), &length) == 1);
+  return std::string(reinterpret_cast<const char*>(digest.data()), length);
+}
+
+std::string finish_hex(EVP_MD_CTX* ctx) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string hex(length * 2, '0');
-  for (unsigned int i = 0; i < length; ++i) {
-    hex[2 * i] = kHex[digest[i] >> 4];
-    hex[2 * i + 1] = kHex[digest[i] & 0xf];
+  const std::string digest = finish(ctx);
+  std::string hex(digest.size() * 2, '0');
+  for (std::size_t i = 0; i < digest.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(digest[i]);
+    hex[2 * i] = kHex[byte >> 4];
+    hex[2 * i + 1] = kHex[byte & 0xf];
   }
   return hex;
 }
 
 }  // namespace
+
+std::string sha256_bytes(std::string_view bytes) {
+  auto ctx = new_context();
+  KOTAE_ASSERT(EVP_DigestUpdate(ctx.get(), bytes.data(), bytes.size()) == 1);
+  return finish(ctx.get());
+}
 
 std::string sha256_hex(std::string_view bytes) {
   auto ctx = new_context();

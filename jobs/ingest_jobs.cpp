@@ -292,9 +292,10 @@ void IngestJobs::work(bool express) {
         break;
       }
     }
+    const auto writing = job->collection;  // finishing drops job->collection; held until it is unmarked
     run(job);
     std::lock_guard lock(mutex_);
-    writing_.erase(job->collection.get());
+    writing_.erase(writing.get());
     wake_.notify_all();  // a job of that collection may go now
   }
   std::lock_guard lock(mutex_);
@@ -309,7 +310,26 @@ void IngestJobs::forget_collection(const std::string& tenant, const std::string&
   }
 }
 
+std::size_t IngestJobs::active_on(const std::string& tenant, const std::string& collection) const {
+  std::lock_guard lock(mutex_);
+  return static_cast<std::size_t>(std::count_if(jobs_.begin(), jobs_.end(), [&](const auto& entry) {
+    const auto& s = entry.second->status;
+    return s.tenant == tenant && s.collection == collection && !finished(s.state);
+  }));
+}
+
+Result<void> IngestJobs::rename_collection(const std::string& tenant, const std::string& from, const std::string& to) {
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [id, job] : jobs_) {
+      if (job->status.tenant == tenant && job->status.collection == from) job->status.collection = to;
+    }
+  }
+  return records_->rename_collection(tenant, from, to);
+}
+
 void IngestJobs::remember_finished(const std::shared_ptr<Job>& job) {
+  job->collection.reset();  // a finished job needs it no more; a rename or removal waits for nobody
   auto& kept = finished_[job->status.tenant];
   kept.push_back(job);
   while (kept.size() > options_.finished_kept) {
@@ -325,7 +345,8 @@ void IngestJobs::remember_finished(const std::shared_ptr<Job>& job) {
 
 void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
   Job& job = *shared_job;
-  assembly::ServedCollection& c = *job.collection;
+  const auto collection = job.collection;  // held to the end: finishing drops job.collection
+  assembly::ServedCollection& c = *collection;
   std::lock_guard writing(c.writer);  // one writer per collection in this process; later jobs on it wait here
   auto update = [&](auto&& change) {
     std::lock_guard lock(mutex_);

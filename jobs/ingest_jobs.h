@@ -77,6 +77,10 @@ class IngestJobs {
   std::optional<JobStatus> cancel(const std::string& id, const std::string& tenant);
   // A deleted collection's records go; its jobs' statuses stay in memory until the bound pushes them out.
   void forget_collection(const std::string& tenant, const std::string& collection);
+  // The collection's jobs queued or running in this process (a rename waits for none).
+  std::size_t active_on(const std::string& tenant, const std::string& collection) const;
+  // A renamed collection's finished jobs, their records and statuses, follow it to its new name.
+  Result<void> rename_collection(const std::string& tenant, const std::string& from, const std::string& to);
   void set_observer(IngestObserver observer) { observer_ = std::move(observer); }
   void set_keeper(FileKeeper keeper) { keeper_ = std::move(keeper); }
   // Over a shared store (before any job is submitted or recovered): every record saved is published
@@ -93,7 +97,7 @@ class IngestJobs {
  private:
   struct Job {
     JobStatus status;
-    std::shared_ptr<assembly::ServedCollection> collection;
+    std::shared_ptr<assembly::ServedCollection> collection;  // null once finished: it holds the collection open
     std::atomic<bool> stop{false};  // cancelled or shutting down: heard between pages and batches
     bool cancelled = false;         // by a client (under mutex_): the job ends as cancelled
   };

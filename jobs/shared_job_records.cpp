@@ -49,4 +49,13 @@ Result<std::size_t> SharedJobRecords::active(const std::string& tenant) {
   return records_.active(tenant);
 }
 
+Result<std::size_t> SharedJobRecords::active_on(const std::string& tenant, const std::string& collection) {
+  return records_.active_on(tenant, collection);
+}
+
+Result<void> SharedJobRecords::rename_collection(const std::string& tenant, const std::string& from,
+                                                 const std::string& to) {
+  return records_.rename_collection(tenant, from, to);
+}
+
 }  // namespace kotae::jobs

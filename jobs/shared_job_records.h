@@ -32,6 +32,10 @@ class SharedJobRecords {
   Result<bool> cancel_requested(const std::string& id);
   // The tenant's jobs queued or running on any replica (its quota of queued jobs).
   Result<std::size_t> active(const std::string& tenant);
+  // Those of one collection, on any replica (a rename waits for none).
+  Result<std::size_t> active_on(const std::string& tenant, const std::string& collection);
+  // A renamed collection's jobs follow it.
+  Result<void> rename_collection(const std::string& tenant, const std::string& from, const std::string& to);
 
  private:
   store::PostgresJobRecords records_;

@@ -113,6 +113,11 @@ store::AuditEvent AuditRecorder::call_event(const HttpRequest& request, const ch
     if (question.empty()) question = last_user_message(body);
     if (!question.empty()) detail["question"] = clipped(std::move(question), kMaxQuestionBytes);
   }
+  // A collection renamed: the target is its old name, the detail its new one (as asked: a name the
+  // handler refuses is recorded, cut, with the refusal's status).
+  if (name != params.end() && request.method == "PATCH" && std::string_view(action) == "collection.rename") {
+    if (auto to = string_in(body_of(request), "name"); !to.empty()) detail["to"] = clipped(std::move(to), 200);
+  }
   event.detail = detail.dump();
   return event;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// What the collection endpoints read from a request: the body of POST /v1/collections and the
-// {id} of a document in a path. Throws an ApiError (400) naming the field.
+// What the collection endpoints read from a request: the bodies of POST /v1/collections and PATCH
+// /v1/collections/{name}, and the {id} of a document in a path. Throws an ApiError (400) naming the field.
 
 #include <cstddef>
 #include <cstdint>
@@ -14,6 +14,8 @@ namespace kotae::server {
 
 // POST /v1/collections {name, embedder?, chunk_tokens?, overlap_tokens?}
 assembly::NewCollection read_new_collection(const nlohmann::json& body);
+// PATCH /v1/collections/{name} {name}: the new name, valid (store::valid_collection_name); no other field.
+std::string read_collection_rename(const nlohmann::json& body);
 // A document id from a path: a positive decimal integer.
 std::int64_t document_id(const std::string& text);
 

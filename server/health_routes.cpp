@@ -43,6 +43,7 @@ void add_health_routes(Router& router, ServerContext& context) {
              [&context](Call& call) {
                // Queue gauges are read now, not when something last changed them.
                if (context.work) context.metrics.set_work_queue(context.work->queued(), context.work->busy());
+               if (context.audit) context.metrics.set_audit_dropped(context.audit->dropped());
                if (context.ready.load()) {
                  for (const auto& e : context.models->embedders())
                    context.metrics.set_batch_queue(e.model, e.queue_depth);

@@ -230,6 +230,18 @@ Result<std::unique_ptr<KotaeServer>> KotaeServer::start(const ServerOptions& opt
   if (options.sign_in) {
     if (!s.provider) return make_error(ErrorCode::invalid_argument, "sign-in needs the provider: --oidc-issuer");
     s.sessions = std::make_unique<WebSessions>(*options.sign_in, *s.provider, records->sessions);
+    // Sessions the provider ended or changed, in the audit trail (a JSON log line, then a row).
+    s.sessions->on_revalidated([audit = s.context.audit.get()](const std::string& tenant, const std::string& actor,
+                                                               const char* action, const std::string& why) {
+      store::AuditEvent event;
+      event.at = unix_seconds();
+      event.tenant = tenant;
+      event.actor = actor;
+      event.action = action;
+      event.outcome = "ok";
+      event.detail = nlohmann::json{{"reason", why}}.dump();
+      audit->record(std::move(event));
+    });
     s.context.sessions = s.sessions.get();
   }
   if (options.proxy) s.proxy = std::make_unique<TrustedProxy>(*options.proxy);
@@ -478,7 +490,8 @@ Admission KotaeServer::admit(const HttpRequest& head) {
                  identity.principal->role,
                  identity.principal->actor,
                  {},
-                 *identity.principal};
+                 *identity.principal,
+                 std::nullopt};
       s.router.match(probe.request);
       if (auto refused = authorize_collection(probe, match.options)) {
         const char* action = match.options.audit ? match.options.audit : "access.denied";
@@ -507,7 +520,7 @@ void KotaeServer::audit_refusal(const HttpRequest& head, const Identity& identit
   audit.finish(audit.call_event(request, action ? action : "access.denied", who.tenant, who.actor, request_id), status);
 }
 
-std::optional<HttpResponse> KotaeServer::authorize_collection(const Call& call, const RouteOptions& route) const {
+std::optional<HttpResponse> KotaeServer::authorize_collection(Call& call, const RouteOptions& route) const {
   auto& s = *state_;
   if (!route.collection || !s.keyed) return std::nullopt;
   const auto name = route.collection(call);
@@ -515,6 +528,7 @@ std::optional<HttpResponse> KotaeServer::authorize_collection(const Call& call, 
   auto members = s.context.members->members(call.tenant, *name);
   if (!members) return error_response(from_error(members.error()));
   const auto role = role_over(call.who, *members);
+  call.collection_role = role;  // for the handler to report (a collection's description says it)
   // Not theirs: the same answer as a collection that does not exist.
   if (!role)
     return error_response(
@@ -567,7 +581,8 @@ void KotaeServer::handle(HttpRequest request, std::shared_ptr<Responder> respond
             Role::admin,
             "local",
             {},
-            local_principal(store::kLocalTenant)};
+            local_principal(store::kLocalTenant),
+            std::nullopt};
   const auto match = s.router.match(call.request);
   auto metered =
       std::make_shared<MeteredResponder>(std::move(responder), s.context.metrics, call.request.method,

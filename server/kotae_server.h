@@ -93,8 +93,9 @@ class KotaeServer {
   };
   Identity identify(const HttpRequest& request, const RouteOptions& route) const;
   // The refusal when the call is about a collection (RouteOptions::collection) the caller has no role
-  // over (404, as if it did not exist) or too small a role (403).
-  std::optional<HttpResponse> authorize_collection(const Call& call, const RouteOptions& route) const;
+  // over (404, as if it did not exist) or too small a role (403); the role it read goes in
+  // call.collection_role.
+  std::optional<HttpResponse> authorize_collection(Call& call, const RouteOptions& route) const;
   // Records a call refused at admission in the audit trail.
   void audit_refusal(const HttpRequest& head, const Identity& identity, const char* action,
                      const std::string& request_id);

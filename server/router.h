@@ -27,6 +27,9 @@ struct Call {
   std::string actor;        // who, in the audit trail: "key:NAME", or "local" in open mode
   TenantQuota quota;        // the caller's key's; none in open mode
   Principal who;            // the caller as identified (its groups among the rest)
+  // Its role over the collection the route acts on, once the access check has read it (unset in open
+  // mode, and for routes about no collection).
+  std::optional<Role> collection_role;
 };
 
 // Whose conversations a call reads and writes: the caller's own (a server without keys has one

@@ -88,6 +88,11 @@ struct ServerMetrics::State {
           .Name("kotae_work_queue")
           .Help("Requests waiting for (queued) or running on (busy) the work pool")
           .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& audit_dropped =
+      prometheus::BuildGauge()
+          .Name("kotae_audit_events_dropped")
+          .Help("Audit events logged but not stored since start, because the recorder's queue was full")
+          .Register(*registry);
   prometheus::Family<prometheus::Counter>& cache = prometheus::BuildCounter()
                                                        .Name("kotae_answer_cache_total")
                                                        .Help("Answer cache lookups by result")
@@ -209,6 +214,10 @@ std::shared_ptr<batch::BatchObserver> ServerMetrics::batch_observer(const std::s
 void ServerMetrics::set_work_queue(std::size_t queued, std::size_t busy) {
   state_->work_queue.Add({{"state", "queued"}}).Set(static_cast<double>(queued));
   state_->work_queue.Add({{"state", "busy"}}).Set(static_cast<double>(busy));
+}
+
+void ServerMetrics::set_audit_dropped(std::uint64_t dropped) {
+  state_->audit_dropped.Add({}).Set(static_cast<double>(dropped));
 }
 
 void ServerMetrics::set_batch_queue(const std::string& model, std::size_t depth) {

@@ -37,6 +37,8 @@ class ServerMetrics {
   std::shared_ptr<batch::BatchObserver> batch_observer(const std::string& model);
   void set_work_queue(std::size_t queued, std::size_t busy);
   void set_batch_queue(const std::string& model, std::size_t depth);
+  // Audit events logged but not stored since start (the recorder's queue was full).
+  void set_audit_dropped(std::uint64_t dropped);
 
   std::string text() const;  // the exposition
 

@@ -1,5 +1,5 @@
 // The web page's sign-in with the OpenID provider (server/web_sessions.h) and who the caller is:
-//   GET  /auth/config     whether the page may offer "Sign in" (open)
+//   GET  /auth/config     whether the page may offer "Sign in", or go straight to the provider (open)
 //   GET  /auth/login      ?return_to=/path: to the provider (302), the state bound to this browser (open)
 //   GET  /auth/callback   the provider's answer: a new session's cookie, back to return_to (302) (open)
 //   POST /auth/logout     ends the caller's session (and says where the provider's session ends)
@@ -44,7 +44,9 @@ void record_sign_in(ServerContext& context, const Call& call, const char* action
 
 void add_session_routes(Router& router, ServerContext& context) {
   router.add("GET", "/auth/config", {.quick = true, .access = Access::open}, [&context](Call& call) {
-    call.responder->send(json_response(200, {{"sign_in", context.sessions != nullptr}, {"login", "/auth/login"}}));
+    const bool auto_sign_in = context.sessions && context.sessions->options().auto_sign_in;
+    call.responder->send(json_response(
+        200, {{"sign_in", context.sessions != nullptr}, {"auto_sign_in", auto_sign_in}, {"login", "/auth/login"}}));
   });
 
   router.add("GET", "/auth/login", {.access = Access::open}, [&context](Call& call) {
@@ -68,8 +70,7 @@ void add_session_routes(Router& router, ServerContext& context) {
         throw ApiError{401, "sign_in_failed", finished.error().message};
       throw from_error(finished.error());
     }
-    auto session = value_or_throw(sessions.find(cookie_value(finished->cookie, kSessionCookie)));
-    record_sign_in(context, call, "auth.sign_in", session ? &session->principal : nullptr, 200, "");
+    record_sign_in(context, call, "auth.sign_in", &finished->principal, 200, "");
     call.responder->send(redirect(finished->location, {finished->cookie, sessions.expired_cookie(kSignInCookie)}));
   });
 

@@ -33,12 +33,30 @@ std::string hash_of(const std::string& secret) {
 
 // PKCE's S256: base64url of the verifier's SHA-256 (RFC 7636 §4.2).
 std::string pkce_challenge(const std::string& verifier) {
-  const std::string hex = sha256_hex(verifier);
-  std::string digest;
-  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
-    digest.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
-  }
-  return base64url_encode(digest);
+  return base64url_encode(sha256_bytes(verifier));
+}
+
+// What the store keeps of the person (store::SessionRecord::person).
+std::string person_json(const auth::TokenPrincipal& person) {
+  const auto& who = person.identity;
+  return nlohmann::json{{"user", who.user},
+                        {"name", who.name},
+                        {"email", who.email},
+                        {"groups", who.groups},
+                        {"role", name_of(person.role)}}
+      .dump();
+}
+
+// The provider's answer at its token endpoint, as JSON (an object, or null).
+nlohmann::json token_answer(const auth::ProviderResponse& answer) {
+  if (nested_deeper_than(answer.body, 16)) return nlohmann::json();
+  auto tokens = nlohmann::json::parse(answer.body, nullptr, false);
+  return tokens.is_object() ? tokens : nlohmann::json();
+}
+
+std::string answer_text(const nlohmann::json& object, const char* name) {
+  const auto it = object.find(name);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 }  // namespace
@@ -59,7 +77,18 @@ std::string cookie_value(std::string_view cookies, std::string_view name) {
 
 WebSessions::WebSessions(SignInOptions options, auth::OpenIdProvider& provider,
                          std::shared_ptr<store::SessionStore> store)
-    : options_(std::move(options)), provider_(provider), store_(std::move(store)) {}
+    : options_(std::move(options)),
+      provider_(provider),
+      store_(std::move(store)),
+      seal_(options_.client_secret, "refresh token") {
+  if (options_.revalidate.count() > 0)
+    revalidator_ = std::jthread([this](const std::stop_token& stop) { revalidate_queued(stop); });
+}
+
+WebSessions::~WebSessions() {
+  revalidator_.request_stop();
+  wake_.notify_all();
+}
 
 std::string WebSessions::cookie(const char* name, const std::string& value, std::chrono::seconds max_age) const {
   // HttpOnly: no script reads it; SameSite=Lax: a cross-site POST does not carry it; Secure over https.
@@ -90,7 +119,7 @@ Result<WebSessions::Redirect> WebSessions::begin(const std::string& return_to) {
                   cookie(kSignInCookie, state, std::chrono::duration_cast<std::chrono::seconds>(kSignInFor))};
 }
 
-Result<WebSessions::Redirect> WebSessions::finish(const std::string& code, const std::string& state,
+Result<WebSessions::SignedIn> WebSessions::finish(const std::string& code, const std::string& state,
                                                   const std::string& browser_state) {
   auto refused = [](const std::string& why) { return make_error(ErrorCode::invalid_argument, why); };
   if (code.empty() || code.size() > 2048 || state.empty() || state.size() > 256)
@@ -112,34 +141,29 @@ Result<WebSessions::Redirect> WebSessions::finish(const std::string& code, const
                                  256 * 1024,
                                  provider_.options().timeout_ms};
   const auto answer = KOTAE_TRY_VALUE(auth::call_provider(exchange));
-  const auto tokens =
-      nested_deeper_than(answer.body, 16) ? nlohmann::json() : nlohmann::json::parse(answer.body, nullptr, false);
-  if (answer.status != 200 || !tokens.is_object() || !tokens.contains("id_token") || !tokens["id_token"].is_string()) {
-    const std::string error = tokens.is_object() ? tokens.value("error", "") : "";
+  const auto tokens = token_answer(answer);
+  const std::string id_token = answer_text(tokens, "id_token");
+  if (answer.status != 200 || id_token.empty()) {
     return refused("the provider did not exchange the code (" + std::to_string(answer.status) + " " +
-                   error.substr(0, 100) + ")");
+                   answer_text(tokens, "error").substr(0, 100) + ")");
   }
-  const std::string id_token = tokens["id_token"].get<std::string>();
   const auto person = KOTAE_TRY_VALUE(provider_.verify_id_token(id_token, options_.client_id, sign_in->nonce));
   // A new id, whatever cookie came with the callback: a session fixed beforehand is never this one.
   const std::string id = random_id("") + random_id("");
   const double now = unix_seconds();
-  const auto& who = person.identity;
-  store::SessionRecord record{hash_of(id),
-                              who.tenant,
-                              nlohmann::json{{"user", who.user},
-                                             {"name", who.name},
-                                             {"email", who.email},
-                                             {"groups", who.groups},
-                                             {"role", name_of(person.role)}}
-                                  .dump(),
-                              random_id(""),
-                              id_token,
-                              now,
-                              now,
-                              now + static_cast<double>(options_.max_age.count())};
+  store::SessionRecord record;
+  record.id_hash = hash_of(id);
+  record.tenant = person.identity.tenant;
+  record.person = person_json(person);
+  record.csrf = random_id("");
+  record.id_token = id_token;
+  record.created_at = record.last_seen = record.checked_at = now;
+  record.expires_at = now + static_cast<double>(options_.max_age.count());
+  record.refresh_token = seal_.seal(answer_text(tokens, "refresh_token"));
   KOTAE_TRY(store_->create(record));
-  return Redirect{sign_in->return_to, cookie(kSessionCookie, id, options_.max_age)};
+  auto session = KOTAE_TRY_VALUE(find(id));
+  if (!session) return make_error(ErrorCode::internal, "the new session could not be read back");
+  return SignedIn{sign_in->return_to, cookie(kSessionCookie, id, options_.max_age), std::move(session->principal)};
 }
 
 Result<std::optional<WebSession>> WebSessions::find(const std::string& session_id) {
@@ -171,12 +195,95 @@ Result<std::optional<WebSession>> WebSessions::find(const std::string& session_i
       session = WebSession{id_hash, std::move(who), stored->csrf, stored->expires_at};
       // Idle time counts from the last use, written at most once a minute.
       if (t - stored->last_seen > 60) (void)store_->touch(id_hash, t);
+      const auto every = static_cast<double>(options_.revalidate.count());
+      if (every > 0 && !stored->refresh_token.empty() && t - stored->checked_at >= every) queue_revalidation(id_hash);
     }
   }
   std::lock_guard lock(mutex_);
   if (cache_.size() >= kMaxCached) cache_.clear();
   cache_[id_hash] = {session, now};
   return session;
+}
+
+void WebSessions::forget(const std::string& id_hash) {
+  std::lock_guard lock(mutex_);
+  cache_.erase(id_hash);
+}
+
+void WebSessions::queue_revalidation(const std::string& id_hash) {
+  {
+    std::lock_guard lock(mutex_);
+    if (due_.size() >= kMaxCached) return;  // the next read asks again
+    due_.insert(id_hash);
+  }
+  wake_.notify_one();
+}
+
+void WebSessions::revalidate_queued(const std::stop_token& stop) {
+  while (true) {
+    std::string id_hash;
+    {
+      std::unique_lock lock(mutex_);
+      if (!wake_.wait(lock, stop, [this] { return !due_.empty(); })) return;
+      id_hash = due_.extract(due_.begin()).value();
+    }
+    if (auto done = revalidate(id_hash); !done) {
+      // The provider unreachable: the session stands as it was, and is asked about again after the
+      // next `revalidate` (a provider outage signs nobody out).
+      log_event("session_not_revalidated", {{"session", id_hash.substr(0, 12)}, {"reason", done.error().message}},
+                LogLevel::warn);
+    }
+  }
+}
+
+Result<void> WebSessions::revalidate(const std::string& id_hash) {
+  const double now = unix_seconds();
+  const auto every = static_cast<double>(options_.revalidate.count());
+  if (!KOTAE_TRY_VALUE(store_->claim_check(id_hash, now, now - every))) return {};  // done since, here or elsewhere
+  const auto stored = KOTAE_TRY_VALUE(store_->get(id_hash));
+  if (!stored) return {};
+  const auto person = nlohmann::json::parse(stored->person, nullptr, false);
+  const std::string user = person.is_object() ? person.value("user", "") : "";
+  auto end_it = [&](const std::string& why) -> Result<void> {
+    KOTAE_TRY(store_->remove(id_hash));
+    forget(id_hash);
+    if (on_revalidated_) on_revalidated_(stored->tenant, "user:" + user, "auth.session_end", why);
+    return {};
+  };
+  const auto refresh_token = seal_.open(stored->refresh_token);
+  if (!refresh_token) return end_it("its refresh token cannot be opened (the client's secret changed)");
+  const auto endpoints = KOTAE_TRY_VALUE(provider_.endpoints());
+  auth::ProviderRequest refresh{
+      endpoints.token,    auth::form_encode({{"grant_type", "refresh_token"}, {"refresh_token", *refresh_token}}),
+      options_.client_id, options_.client_secret,
+      256 * 1024,         provider_.options().timeout_ms};
+  const auto answer = KOTAE_TRY_VALUE(auth::call_provider(refresh));
+  const auto tokens = token_answer(answer);
+  if (answer.status == 400 || answer.status == 401) {
+    // invalid_grant and its kin: the provider no longer vouches for this person here.
+    return end_it("the provider refused its refresh (" + answer_text(tokens, "error").substr(0, 100) + ")");
+  }
+  if (answer.status != 200 || tokens.is_null())
+    return make_error(ErrorCode::unavailable, "the provider answered " + std::to_string(answer.status));
+  std::string next_person = stored->person;
+  if (const auto id_token = answer_text(tokens, "id_token"); !id_token.empty()) {
+    const auto now_person = provider_.verify_refreshed_id_token(id_token, options_.client_id);
+    if (!now_person) {
+      if (now_person.error().code == ErrorCode::invalid_argument) return end_it(now_person.error().message);
+      return now_person.error();
+    }
+    if (user.empty() || now_person->identity.user != user || now_person->identity.tenant != stored->tenant)
+      return end_it("the provider's refreshed ID token names another person or tenant");
+    next_person = person_json(*now_person);
+  }
+  // A provider that rotates refresh tokens sends the next one; one that does not keeps the first.
+  const std::string next_refresh = answer_text(tokens, "refresh_token");
+  KOTAE_TRY(store_->revalidated(id_hash, next_person,
+                                next_refresh.empty() ? stored->refresh_token : seal_.seal(next_refresh)));
+  forget(id_hash);
+  if (next_person != stored->person && on_revalidated_)
+    on_revalidated_(stored->tenant, "user:" + user, "auth.session_change", "the provider changed their groups");
+  return {};
 }
 
 void WebSessions::trim_now_and_then(std::chrono::steady_clock::time_point now) {

@@ -19,8 +19,6 @@ bool valid_collection_name(const std::string& name) {
 
 namespace {
 
-constexpr const char* kVectorSnapshot = "vectors.index";
-
 Error bad_name(const std::string& name) {
   return make_error(
       ErrorCode::invalid_argument,
@@ -101,6 +99,23 @@ class FolderCatalog final : public Catalog {
 
   Result<void> remove(const std::string& tenant, const std::string& name) override {
     return remove_tree(KOTAE_TRY_VALUE(folder(tenant, name)));
+  }
+
+  Result<void> rename(const std::string& tenant, const std::string& from, const std::string& to) override {
+    const fs::path source = KOTAE_TRY_VALUE(folder(tenant, from));
+    const fs::path target = KOTAE_TRY_VALUE(folder(tenant, to));
+    std::error_code ec;
+    if (!fs::exists(source / "kotae.db", ec)) return make_error(ErrorCode::not_found, "no collection '" + from + "'");
+    // Even a folder that holds no collection (left over, or someone's) is not written over.
+    if (fs::exists(target, ec) || ec)
+      return make_error(ErrorCode::already_exists, "a collection named '" + to + "' exists already");
+    // Both in the tenant's collections folder: one rename(2), atomic, the database's WAL and
+    // uploads/ moving with it.
+    fs::rename(source, target, ec);
+    if (ec)
+      return make_error(ErrorCode::io,
+                        "cannot rename " + source.string() + " to " + target.string() + ": " + ec.message());
+    return {};
   }
 
   Result<std::uintmax_t> stored_bytes(const std::string& tenant, const std::string& name) override {
@@ -192,6 +207,30 @@ class PostgresCatalog final : public Catalog {
     }
     std::error_code ec;
     fs::remove_all(dir, ec);  // this machine's snapshot; other machines' go with their next cleanup
+    return {};
+  }
+
+  Result<void> rename(const std::string& tenant, const std::string& from, const std::string& to) override {
+    const fs::path source = KOTAE_TRY_VALUE(folder(tenant, from));
+    const fs::path target = KOTAE_TRY_VALUE(folder(tenant, to));
+    auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+    // The unique (tenant, name) key refuses a taken name: already_exists.
+    auto renamed =
+        KOTAE_TRY_VALUE(lease->query("UPDATE collections SET name = $1 WHERE tenant = $2 AND name = $3 RETURNING id",
+                                     PgParams().add(to).add(tenant).add(from)));
+    if (renamed.rows() == 0) return make_error(ErrorCode::not_found, "no collection '" + from + "'");
+    // Documents, chunks, the change log and kept files name the row by id and stay as they are. Every
+    // replica hears of it at once rather than at its next periodic check.
+    KOTAE_TRY(lease->query(
+        "SELECT pg_notify($1, $2)",
+        PgParams().add(std::string_view(kChangeChannel)).add(std::to_string(renamed.int64(0, 0)) + " renamed")));
+    // This machine's snapshot moves along (named by the id, it still fits); on failure the new name's
+    // first opening rebuilds it from the embeddings, and the old folder goes as a deleted one's does.
+    std::error_code ec;
+    if (fs::exists(source, ec) && !fs::exists(target, ec)) {
+      fs::create_directories(target.parent_path(), ec);
+      fs::rename(source, target, ec);
+    }
     return {};
   }
 

@@ -57,6 +57,13 @@ class Catalog {
                                                             const CollectionInfo* create_with) = 0;
   // Deletes the collection's records (the caller has closed it, or is about to).
   virtual Result<void> remove(const std::string& tenant, const std::string& name) = 0;
+  // Gives the collection a new name, with this machine's folder of it (the SQLite collection itself,
+  // or PostgreSQL's index cache: its vector snapshot is named by the row's id and so still fits).
+  // SQLite: the caller has closed it (its files are opened by path). PostgreSQL: one UPDATE, announced
+  // on the change channel; other replicas' open copies find their name gone (RecordStore::last_change
+  // is not_found) and close it. not_found when `from` is not there, already_exists when `to` is taken,
+  // invalid_argument for a bad name.
+  virtual Result<void> rename(const std::string& tenant, const std::string& from, const std::string& to) = 0;
   // What the collection takes in storage, in bytes (quotas).
   virtual Result<std::uintmax_t> stored_bytes(const std::string& tenant, const std::string& name) = 0;
 };

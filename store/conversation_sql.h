@@ -42,6 +42,8 @@ inline constexpr const char* kRename =
 inline constexpr const char* kRemove =
     "DELETE FROM conversations WHERE id = $1 AND tenant = $2 AND (owner = $3 OR owner = '') RETURNING id";
 inline constexpr const char* kRemoveCollection = "DELETE FROM conversations WHERE tenant = $1 AND collection = $2";
+inline constexpr const char* kRenameCollection =
+    "UPDATE conversations SET collection = $1 WHERE tenant = $2 AND collection = $3";
 
 #undef KOTAE_CONVERSATION_SUMMARY
 

@@ -70,6 +70,8 @@ class ConversationStore {
   virtual Result<bool> remove(const ConversationOwner& owner, const std::string& id) = 0;
   // Every conversation about the collection (it was deleted).
   virtual Result<void> remove_collection(const std::string& tenant, const std::string& collection) = 0;
+  // Every conversation about the collection follows it to its new name (their owners and times stay).
+  virtual Result<void> rename_collection(const std::string& tenant, const std::string& from, const std::string& to) = 0;
 };
 
 }  // namespace kotae::store

@@ -33,6 +33,9 @@ class JobRecordStore {
   virtual Result<void> remove(const std::string& id) = 0;
   // The records of a collection being deleted.
   virtual Result<void> remove_collection(const std::string& tenant, const std::string& collection) = 0;
+  // The records of a renamed collection follow it: the collection column and the record's own
+  // "collection" field (the one field a store writes).
+  virtual Result<void> rename_collection(const std::string& tenant, const std::string& from, const std::string& to) = 0;
   // Deletes the tenant's finished jobs beyond its newest `kept`.
   virtual Result<void> forget_finished(const std::string& tenant, std::size_t kept) = 0;
   // 0.1 kept a server's records as COLLECTION_FOLDER/jobs/ID.json: the SQLite store takes them in once

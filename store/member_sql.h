@@ -18,5 +18,11 @@ inline constexpr const char* kRemove =
     "DELETE FROM collection_members WHERE tenant = $1 AND collection = $2 AND kind = $3 AND subject = $4 "
     "RETURNING kind";
 inline constexpr const char* kRemoveCollection = "DELETE FROM collection_members WHERE tenant = $1 AND collection = $2";
+// SQLite numbers "$N" by first appearance: the new name ($1) comes first. Run after kRemoveCollection
+// of the new name, in the same transaction.
+inline constexpr const char* kCopyCollection =
+    "INSERT INTO collection_members(tenant, collection, kind, subject, role, added_at, added_by) "
+    "SELECT tenant, $1, kind, subject, role, added_at, added_by FROM collection_members "
+    "WHERE tenant = $2 AND collection = $3";
 
 }  // namespace kotae::store::member_sql

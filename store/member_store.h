@@ -36,6 +36,10 @@ class MemberStore {
                               const std::string& subject) = 0;
   // A deleted collection's members go with it (a new one of that name starts private again).
   virtual Result<void> remove_collection(const std::string& tenant, const std::string& collection) = 0;
+  // Replaces `to`'s members with copies of `from`'s, in one transaction (`from` keeps its own). A
+  // rename copies them before the collection moves and removes the old name's after, so at no moment
+  // is the collection, under either name, without its members (which would open it to the tenant).
+  virtual Result<void> copy_collection(const std::string& tenant, const std::string& from, const std::string& to) = 0;
 };
 
 }  // namespace kotae::store

@@ -113,4 +113,11 @@ Result<void> PostgresConversations::remove_collection(const std::string& tenant,
   return {};
 }
 
+Result<void> PostgresConversations::rename_collection(const std::string& tenant, const std::string& from,
+                                                      const std::string& to) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  KOTAE_TRY(lease->query(sql::kRenameCollection, PgParams().add(to).add(tenant).add(from)));
+  return {};
+}
+
 }  // namespace kotae::store

@@ -29,6 +29,7 @@ class PostgresConversations final : public ConversationStore {
                                                     const std::string& title, double at) override;
   Result<bool> remove(const ConversationOwner& owner, const std::string& id) override;
   Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
+  Result<void> rename_collection(const std::string& tenant, const std::string& from, const std::string& to) override;
 
  private:
   std::shared_ptr<PgPool> pool_;

@@ -94,6 +94,16 @@ Result<void> PostgresJobRecords::remove_collection(const std::string& tenant, co
   return {};
 }
 
+Result<void> PostgresJobRecords::rename_collection(const std::string& tenant, const std::string& from,
+                                                   const std::string& to) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  KOTAE_TRY(lease->query(
+      "UPDATE jobs SET collection = $1, record = jsonb_set(record::jsonb, '{collection}', to_jsonb($1::text))::text, "
+      "updated_at = now() WHERE tenant = $2 AND collection = $3",
+      PgParams().add(to).add(tenant).add(from)));
+  return {};
+}
+
 Result<std::optional<std::string>> PostgresJobRecords::request_cancel(const std::string& id,
                                                                       const std::string& tenant) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
@@ -114,6 +124,15 @@ Result<std::size_t> PostgresJobRecords::active(const std::string& tenant) {
   auto rows = KOTAE_TRY_VALUE(lease->query(
       "SELECT count(*) FROM jobs WHERE tenant = $1 AND (record::json ->> 'state') IN ('queued', 'running')",
       PgParams().add(tenant)));
+  return static_cast<std::size_t>(rows.int64(0, 0));
+}
+
+Result<std::size_t> PostgresJobRecords::active_on(const std::string& tenant, const std::string& collection) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto rows = KOTAE_TRY_VALUE(
+      lease->query("SELECT count(*) FROM jobs WHERE tenant = $1 AND collection = $2 AND (record::json ->> 'state') IN "
+                   "('queued', 'running')",
+                   PgParams().add(tenant).add(collection)));
   return static_cast<std::size_t>(rows.int64(0, 0));
 }
 

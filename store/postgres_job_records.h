@@ -42,11 +42,14 @@ class PostgresJobRecords final : public JobRecordStore {
   Result<std::vector<std::string>> list(const std::string& tenant, std::size_t limit) override;
   Result<std::vector<std::string>> of_collection(const std::string& tenant, const std::string& collection) override;
   Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
+  Result<void> rename_collection(const std::string& tenant, const std::string& from, const std::string& to) override;
   // Marks the job for cancelling; its record, or nullopt when the tenant has no such job.
   Result<std::optional<std::string>> request_cancel(const std::string& id, const std::string& tenant);
   Result<bool> cancel_requested(const std::string& id);
   // The tenant's jobs queued or running on any replica.
   Result<std::size_t> active(const std::string& tenant);
+  // Those of one collection (a rename waits for none).
+  Result<std::size_t> active_on(const std::string& tenant, const std::string& collection);
   Result<void> forget_finished(const std::string& tenant, std::size_t kept) override;
 
   // A job for the work queue: its record and its files' bytes, in one transaction.

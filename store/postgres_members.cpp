@@ -73,4 +73,13 @@ Result<void> PostgresMembers::remove_collection(const std::string& tenant, const
   return {};
 }
 
+Result<void> PostgresMembers::copy_collection(const std::string& tenant, const std::string& from,
+                                              const std::string& to) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto transaction = KOTAE_TRY_VALUE(PgTransaction::begin(*lease));
+  KOTAE_TRY(lease->prepared(member_sql::kRemoveCollection, PgParams().add(tenant).add(to)));
+  KOTAE_TRY(lease->prepared(member_sql::kCopyCollection, PgParams().add(to).add(tenant).add(from)));
+  return transaction.commit();
+}
+
 }  // namespace kotae::store

@@ -23,6 +23,7 @@ class PostgresMembers final : public MemberStore {
   Result<bool> remove(const std::string& tenant, const std::string& collection, const std::string& kind,
                       const std::string& subject) override;
   Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
+  Result<void> copy_collection(const std::string& tenant, const std::string& from, const std::string& to) override;
 
  private:
   std::shared_ptr<PgPool> pool_;

@@ -158,6 +158,7 @@ const SchemaSteps& postgres_records_schema() {
 struct PostgresRecordStore::State {
   std::shared_ptr<PgPool> pool;
   std::int64_t collection_id = 0;
+  std::string tenant, name;  // as opened: a rename elsewhere reads as deleted here (last_change)
   CollectionInfo info;
   std::string location;
 };
@@ -283,6 +284,8 @@ Result<std::unique_ptr<PostgresRecordStore>> PostgresRecordStore::open(const std
                                                                        const CollectionInfo* create_with) {
   auto state = std::make_unique<State>();
   state->pool = pool;
+  state->tenant = tenant;
+  state->name = name;
   auto lease = KOTAE_TRY_VALUE(pool->acquire());
   state->location = "collection " + name + (tenant.empty() ? "" : " of tenant " + tenant) + " in PostgreSQL (" +
                     lease->server() + ")";
@@ -462,10 +465,11 @@ Result<std::int64_t> PostgresRecordStore::last_change() {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
   auto rows =
       KOTAE_TRY_VALUE(lease->prepared("SELECT (SELECT coalesce(max(seq), 0) FROM change_log WHERE collection_id = "
-                                      "$1)::bigint FROM collections WHERE id = $1",
-                                      PgParams().add(state_->collection_id)));
-  // Deleted (by another replica): whoever holds it open closes it.
-  if (rows.rows() == 0) return make_error(ErrorCode::not_found, state_->location + " was deleted");
+                                      "$1)::bigint FROM collections WHERE id = $1 AND tenant = $2 AND name = $3",
+                                      PgParams().add(state_->collection_id).add(state_->tenant).add(state_->name)));
+  // Deleted or renamed (by another replica): whoever holds it open under this name closes it; the new
+  // name opens afresh on demand.
+  if (rows.rows() == 0) return make_error(ErrorCode::not_found, state_->location + " was deleted or renamed");
   return rows.int64(0, 0);
 }
 

@@ -23,7 +23,11 @@ CREATE TABLE IF NOT EXISTS sign_ins(
   return_to text NOT NULL,
   created_at double precision NOT NULL);
 )sql";
-  static constexpr const char* kSteps[] = {kVersion1};
+  // Version 2: the provider's refresh token (sealed) and when the person was last revalidated.
+  static constexpr const char* kVersion2 =
+      "ALTER TABLE sessions ADD COLUMN IF NOT EXISTS refresh_token text NOT NULL DEFAULT '', "
+      "ADD COLUMN IF NOT EXISTS checked_at double precision NOT NULL DEFAULT 0;";
+  static constexpr const char* kSteps[] = {kVersion1, kVersion2};
   static const SchemaSteps schema{"sessions", kSteps};
   return schema;
 }
@@ -38,7 +42,9 @@ Result<void> PostgresSessions::create(const SessionRecord& s) {
                                                       .add(s.id_token)
                                                       .add_float64(s.created_at)
                                                       .add_float64(s.last_seen)
-                                                      .add_float64(s.expires_at)));
+                                                      .add_float64(s.expires_at)
+                                                      .add(s.refresh_token)
+                                                      .add_float64(s.checked_at)));
   return {};
 }
 
@@ -46,10 +52,18 @@ Result<std::optional<SessionRecord>> PostgresSessions::get(const std::string& id
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
   auto rows = KOTAE_TRY_VALUE(lease->prepared(session_sql::kGet, PgParams().add(id_hash)));
   if (rows.rows() == 0) return std::optional<SessionRecord>();
-  return std::optional(SessionRecord{std::string(rows.text(0, 0)), std::string(rows.text(0, 1)),
-                                     std::string(rows.text(0, 2)), std::string(rows.text(0, 3)),
-                                     std::string(rows.text(0, 4)), rows.float64(0, 5), rows.float64(0, 6),
-                                     rows.float64(0, 7)});
+  SessionRecord record;
+  record.id_hash = rows.text(0, 0);
+  record.tenant = rows.text(0, 1);
+  record.person = rows.text(0, 2);
+  record.csrf = rows.text(0, 3);
+  record.id_token = rows.text(0, 4);
+  record.created_at = rows.float64(0, 5);
+  record.last_seen = rows.float64(0, 6);
+  record.expires_at = rows.float64(0, 7);
+  record.refresh_token = rows.text(0, 8);
+  record.checked_at = rows.float64(0, 9);
+  return std::optional(std::move(record));
 }
 
 Result<void> PostgresSessions::touch(const std::string& id_hash, double now) {
@@ -61,6 +75,20 @@ Result<void> PostgresSessions::touch(const std::string& id_hash, double now) {
 Result<void> PostgresSessions::remove(const std::string& id_hash) {
   auto lease = KOTAE_TRY_VALUE(pool_->acquire());
   KOTAE_TRY(lease->prepared(session_sql::kRemove, PgParams().add(id_hash)));
+  return {};
+}
+
+Result<bool> PostgresSessions::claim_check(const std::string& id_hash, double now, double checked_before) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  auto rows = KOTAE_TRY_VALUE(
+      lease->prepared(session_sql::kClaimCheck, PgParams().add_float64(now).add(id_hash).add_float64(checked_before)));
+  return rows.rows() > 0;
+}
+
+Result<void> PostgresSessions::revalidated(const std::string& id_hash, const std::string& person,
+                                           const std::string& refresh_token) {
+  auto lease = KOTAE_TRY_VALUE(pool_->acquire());
+  KOTAE_TRY(lease->prepared(session_sql::kRevalidated, PgParams().add(person).add(refresh_token).add(id_hash)));
   return {};
 }
 

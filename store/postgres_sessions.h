@@ -22,6 +22,9 @@ class PostgresSessions final : public SessionStore {
   Result<std::optional<SessionRecord>> get(const std::string& id_hash) override;
   Result<void> touch(const std::string& id_hash, double now) override;
   Result<void> remove(const std::string& id_hash) override;
+  Result<bool> claim_check(const std::string& id_hash, double now, double checked_before) override;
+  Result<void> revalidated(const std::string& id_hash, const std::string& person,
+                           const std::string& refresh_token) override;
   Result<void> trim(double now, double idle_before, double signin_before) override;
   Result<void> begin_sign_in(const SignInRecord& sign_in) override;
   Result<std::optional<SignInRecord>> take_sign_in(const std::string& state_hash) override;

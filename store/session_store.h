@@ -18,6 +18,8 @@ struct SessionRecord {
   std::string csrf;      // the token unsafe requests must carry (X-CSRF-Token)
   std::string id_token;  // the provider's ID token, for its end-session endpoint's id_token_hint
   double created_at = 0, last_seen = 0, expires_at = 0;  // unix seconds; expires_at: the absolute bound
+  std::string refresh_token;  // the provider's, sealed (server/auth/secret_seal.h); "" when it gave none
+  double checked_at = 0;      // when the person was last revalidated with the provider
 };
 
 struct SignInRecord {
@@ -34,6 +36,12 @@ class SessionStore {
   // Marks it used now (idle expiry counts from here).
   virtual Result<void> touch(const std::string& id_hash, double now) = 0;
   virtual Result<void> remove(const std::string& id_hash) = 0;
+  // Claims its revalidation for this replica: true, with checked_at set to `now`, when nobody checked
+  // it since `checked_before` (two replicas never spend one refresh token twice).
+  virtual Result<bool> claim_check(const std::string& id_hash, double now, double checked_before) = 0;
+  // What the provider says of the person now, and the refresh token to use next.
+  virtual Result<void> revalidated(const std::string& id_hash, const std::string& person,
+                                   const std::string& refresh_token) = 0;
   // Sessions past `idle_before` (last used earlier) or their absolute expiry, and sign-ins begun before
   // `signin_before`.
   virtual Result<void> trim(double now, double idle_before, double signin_before) = 0;

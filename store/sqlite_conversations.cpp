@@ -146,4 +146,11 @@ Result<void> SqliteConversations::remove_collection(const std::string& tenant, c
   return remove.bind_text(1, tenant).bind_text(2, collection).run();
 }
 
+Result<void> SqliteConversations::rename_collection(const std::string& tenant, const std::string& from,
+                                                    const std::string& to) {
+  std::lock_guard lock(mutex_);
+  auto rename = KOTAE_TRY_VALUE(db_->prepare(sql::kRenameCollection));
+  return rename.bind_text(1, to).bind_text(2, tenant).bind_text(3, from).run();
+}
+
 }  // namespace kotae::store

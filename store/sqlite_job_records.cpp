@@ -92,6 +92,15 @@ Result<void> SqliteJobRecords::remove_collection(const std::string& tenant, cons
   return remove.bind_text(1, tenant).bind_text(2, collection).run();
 }
 
+Result<void> SqliteJobRecords::rename_collection(const std::string& tenant, const std::string& from,
+                                                 const std::string& to) {
+  std::lock_guard lock(mutex_);
+  auto rename =
+      KOTAE_TRY_VALUE(db_->prepare("UPDATE jobs SET collection = ?1, record = json_set(record, '$.collection', ?1) "
+                                   "WHERE tenant = ?2 AND collection = ?3"));
+  return rename.bind_text(1, to).bind_text(2, tenant).bind_text(3, from).run();
+}
+
 Result<void> SqliteJobRecords::forget_finished(const std::string& tenant, std::size_t kept) {
   std::lock_guard lock(mutex_);
   auto remove =

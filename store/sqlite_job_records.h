@@ -26,6 +26,7 @@ class SqliteJobRecords final : public JobRecordStore {
   Result<std::vector<std::string>> of_collection(const std::string& tenant, const std::string& collection) override;
   Result<void> remove(const std::string& id) override;
   Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
+  Result<void> rename_collection(const std::string& tenant, const std::string& from, const std::string& to) override;
   Result<void> forget_finished(const std::string& tenant, std::size_t kept) override;
 
   // Each COLLECTION_FOLDER/jobs/ID.json saved here, then the files and the folder removed; a file that

@@ -82,4 +82,14 @@ Result<void> SqliteMembers::remove_collection(const std::string& tenant, const s
   return remove.bind_text(1, tenant).bind_text(2, collection).run();
 }
 
+Result<void> SqliteMembers::copy_collection(const std::string& tenant, const std::string& from, const std::string& to) {
+  std::lock_guard lock(mutex_);
+  auto transaction = KOTAE_TRY_VALUE(Transaction::begin(*db_));
+  auto clear = KOTAE_TRY_VALUE(db_->prepare(member_sql::kRemoveCollection));
+  KOTAE_TRY(clear.bind_text(1, tenant).bind_text(2, to).run());
+  auto copy = KOTAE_TRY_VALUE(db_->prepare(member_sql::kCopyCollection));
+  KOTAE_TRY(copy.bind_text(1, to).bind_text(2, tenant).bind_text(3, from).run());
+  return transaction.commit();
+}
+
 }  // namespace kotae::store

@@ -25,6 +25,7 @@ class SqliteMembers final : public MemberStore {
   Result<bool> remove(const std::string& tenant, const std::string& collection, const std::string& kind,
                       const std::string& subject) override;
   Result<void> remove_collection(const std::string& tenant, const std::string& collection) override;
+  Result<void> copy_collection(const std::string& tenant, const std::string& from, const std::string& to) override;
 
  private:
   explicit SqliteMembers(std::unique_ptr<Database> db) : db_(std::move(db)) {}

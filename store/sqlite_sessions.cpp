@@ -24,7 +24,12 @@ CREATE TABLE sign_ins(
   return_to TEXT NOT NULL,
   created_at REAL NOT NULL);
 )sql";
-  static constexpr const char* kSteps[] = {kVersion1};
+  // Version 2: the provider's refresh token (sealed) and when the person was last revalidated.
+  static constexpr const char* kVersion2 = R"sql(
+ALTER TABLE sessions ADD COLUMN refresh_token TEXT NOT NULL DEFAULT '';
+ALTER TABLE sessions ADD COLUMN checked_at REAL NOT NULL DEFAULT 0;
+)sql";
+  static constexpr const char* kSteps[] = {kVersion1, kVersion2};
   static const SchemaSteps schema{"sessions", kSteps};
   return schema;
 }
@@ -45,6 +50,8 @@ Result<void> SqliteSessions::create(const SessionRecord& s) {
       .bind(6, s.created_at)
       .bind(7, s.last_seen)
       .bind(8, s.expires_at)
+      .bind_text(9, s.refresh_token)
+      .bind(10, s.checked_at)
       .run();
 }
 
@@ -53,10 +60,18 @@ Result<std::optional<SessionRecord>> SqliteSessions::get(const std::string& id_h
   auto select = KOTAE_TRY_VALUE(db_->prepare(session_sql::kGet));
   select.bind_text(1, id_hash);
   if (!KOTAE_TRY_VALUE(select.step())) return std::optional<SessionRecord>();
-  return std::optional(SessionRecord{std::string(select.column_text(0)), std::string(select.column_text(1)),
-                                     std::string(select.column_text(2)), std::string(select.column_text(3)),
-                                     std::string(select.column_text(4)), select.column_double(5),
-                                     select.column_double(6), select.column_double(7)});
+  SessionRecord record;
+  record.id_hash = select.column_text(0);
+  record.tenant = select.column_text(1);
+  record.person = select.column_text(2);
+  record.csrf = select.column_text(3);
+  record.id_token = select.column_text(4);
+  record.created_at = select.column_double(5);
+  record.last_seen = select.column_double(6);
+  record.expires_at = select.column_double(7);
+  record.refresh_token = select.column_text(8);
+  record.checked_at = select.column_double(9);
+  return std::optional(std::move(record));
 }
 
 Result<void> SqliteSessions::touch(const std::string& id_hash, double now) {
@@ -69,6 +84,22 @@ Result<void> SqliteSessions::remove(const std::string& id_hash) {
   std::lock_guard lock(mutex_);
   auto remove = KOTAE_TRY_VALUE(db_->prepare(session_sql::kRemove));
   return remove.bind_text(1, id_hash).run();
+}
+
+Result<bool> SqliteSessions::claim_check(const std::string& id_hash, double now, double checked_before) {
+  std::lock_guard lock(mutex_);
+  auto claim = KOTAE_TRY_VALUE(db_->prepare(session_sql::kClaimCheck));
+  claim.bind(1, now).bind_text(2, id_hash).bind(3, checked_before);
+  const bool claimed = KOTAE_TRY_VALUE(claim.step());
+  if (claimed) KOTAE_TRY(claim.run());
+  return claimed;
+}
+
+Result<void> SqliteSessions::revalidated(const std::string& id_hash, const std::string& person,
+                                         const std::string& refresh_token) {
+  std::lock_guard lock(mutex_);
+  auto update = KOTAE_TRY_VALUE(db_->prepare(session_sql::kRevalidated));
+  return update.bind_text(1, person).bind_text(2, refresh_token).bind_text(3, id_hash).run();
 }
 
 Result<void> SqliteSessions::trim(double now, double idle_before, double signin_before) {

@@ -22,11 +22,12 @@ const js = await build({
 });
 const css = await build({ ...common, entryPoints: [join(here, "style.css")], target: "chrome100" });
 
-// The entry and the chunks it imports statically are the page; chunks reached by import() load later.
+// The entry and the chunks it imports statically (and theirs) are the page; chunks reached by import()
+// load later. (The metafile names outputs relative to the working directory: "../../assets/app.js".)
+const outputs = Object.fromEntries(Object.entries(js.metafile.outputs).map(([file, output]) => [`/assets/${basename(file)}`, output]));
 const eager = new Set(["/assets/app.js"]);
-for (const [file, output] of Object.entries(js.metafile.outputs)) {
-  if (output.entryPoint) for (const i of output.imports) if (i.kind === "import-statement") eager.add(`/${i.path.replace(/^\//, "")}`);
-  void file;
+for (const page of eager) {  // a Set's iteration visits what is added during it
+  for (const i of outputs[page]?.imports ?? []) if (i.kind === "import-statement") eager.add(`/assets/${basename(i.path)}`);
 }
 const javascript = "text/javascript; charset=utf-8";
 const worker = join(here, "node_modules/pdfjs-dist/build/pdf.worker.min.mjs");

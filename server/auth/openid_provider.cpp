@@ -102,7 +102,7 @@ Result<OpenIdEndpoints> OpenIdProvider::endpoints() {
 }
 
 Result<TokenPrincipal> OpenIdProvider::verify(std::string_view token, const TokenRules& rules, std::string_view nonce,
-                                              bool id_token) {
+                                              Kind kind) {
   KOTAE_TRY(read_token_header(token, rules));  // a malformed token or a refused algorithm costs no fetch
   auto keys = KOTAE_TRY_VALUE(this->keys(false));
   auto claims = verify_token(token, *keys, rules, unix_now());
@@ -116,18 +116,17 @@ Result<TokenPrincipal> OpenIdProvider::verify(std::string_view token, const Toke
     return claims.error();
   }
   const auto nonce_claim = claims->find("nonce");
-  if (id_token) {
+  if (kind == Kind::id_token) {
     if (nonce_claim == claims->end() || !nonce_claim->is_string() ||
         nonce_claim->get_ref<const std::string&>() != nonce)
       return make_error(ErrorCode::invalid_argument, "the ID token's nonce is not the one this sign-in sent");
-  } else if (nonce_claim != claims->end()) {
+  } else if (kind == Kind::access && nonce_claim != claims->end()) {
     // An ID token offered as an access token (both may name Kotae as their audience): refused.
     return make_error(ErrorCode::invalid_argument, "an ID token is not an access token");
   }
   TokenPrincipal principal;
   principal.identity = KOTAE_TRY_VALUE(identity_from_claims(*claims, options_.claims, options_.tenants));
   principal.role = options_.roles.of(principal.identity.groups);
-  principal.expires_at = claims->value("exp", std::int64_t{0});
   return principal;
 }
 
@@ -138,7 +137,7 @@ Result<TokenPrincipal> OpenIdProvider::verify_access_token(std::string_view toke
   rules.issuer = options_.issuer;
   rules.audiences = options_.audiences;
   rules.leeway = options_.leeway;
-  return verify(token, rules, "", false);
+  return verify(token, rules, "", Kind::access);
 }
 
 Result<TokenPrincipal> OpenIdProvider::verify_id_token(std::string_view token, std::string_view client_id,
@@ -147,7 +146,15 @@ Result<TokenPrincipal> OpenIdProvider::verify_id_token(std::string_view token, s
   rules.issuer = options_.issuer;
   rules.audiences = {std::string(client_id)};
   rules.leeway = options_.leeway;
-  return verify(token, rules, nonce, true);
+  return verify(token, rules, nonce, Kind::id_token);
+}
+
+Result<TokenPrincipal> OpenIdProvider::verify_refreshed_id_token(std::string_view token, std::string_view client_id) {
+  TokenRules rules;
+  rules.issuer = options_.issuer;
+  rules.audiences = {std::string(client_id)};
+  rules.leeway = options_.leeway;
+  return verify(token, rules, "", Kind::refreshed_id_token);
 }
 
 }  // namespace kotae::server::auth

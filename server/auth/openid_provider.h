@@ -40,7 +40,6 @@ struct OpenIdEndpoints {
 struct TokenPrincipal {
   TokenIdentity identity;
   Role role = Role::reader;
-  std::int64_t expires_at = 0;  // the token's exp
 };
 
 class OpenIdProvider {
@@ -55,12 +54,15 @@ class OpenIdProvider {
   Result<TokenPrincipal> verify_access_token(std::string_view token);
   // An ID token from the sign-in's code exchange: its audience is the client, its nonce the one sent.
   Result<TokenPrincipal> verify_id_token(std::string_view token, std::string_view client_id, std::string_view nonce);
+  // An ID token from a refresh at the token endpoint (a back channel, no nonce to check).
+  Result<TokenPrincipal> verify_refreshed_id_token(std::string_view token, std::string_view client_id);
   // Whether `token` looks like a JWT (three base64url parts) rather than an API key.
   static bool looks_like_jwt(std::string_view token);
 
  private:
   using Clock = std::chrono::steady_clock;
-  Result<TokenPrincipal> verify(std::string_view token, const TokenRules& rules, std::string_view nonce, bool id_token);
+  enum class Kind { access, id_token, refreshed_id_token };
+  Result<TokenPrincipal> verify(std::string_view token, const TokenRules& rules, std::string_view nonce, Kind kind);
   // Discovery (once) and the JWKS; `refresh`: fetch the JWKS again if the last fetch is 30 s old.
   Result<std::shared_ptr<const SigningKeys>> keys(bool refresh);
   Result<void> discover_locked();

@@ -17,3 +17,11 @@ set_tests_properties(AuthTest.ChromiumSignsInPeopleOfTwoTenants PROPERTIES FIXTU
 add_test(NAME AuthTest.ATrustedProxyNamesUsersAndNobodyElseDoes
          COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/auth/trusted_proxy_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(AuthTest.ATrustedProxyNamesUsersAndNobodyElseDoes PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+# Signed-in people on the two-replica cluster: scripts/cluster up with the provider's flags (PostgreSQL,
+# Redis, HAProxy, two replicas, two workers), a session used on each replica's port.
+add_test(NAME AuthTest.SignedInPeopleOnTheTwoReplicaCluster
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/auth/cluster_sign_in_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(AuthTest.SignedInPeopleOnTheTwoReplicaCluster PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+add_test(NAME AuthTest.ASessionFollowsTheProvidersGroups
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/auth/session_revalidation_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(AuthTest.ASessionFollowsTheProvidersGroups PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

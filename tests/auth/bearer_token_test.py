@@ -3,10 +3,12 @@ services call the API with client-credentials tokens, their tenant and role from
 and --group-role, a collection shared with a group the token names; the provider's keys are fetched from its JWKS and fetched again when it
 rotates them; and the attacks on tokens are refused, recorded for the operator and logged: alg none,
 the provider's public key used as an HMAC secret, another issuer, another audience, a tampered
-payload, an ID-token-shaped token; a reader uploading; another tenant's collection."""
+payload, an ID-token-shaped token, the provider's own signature over an expired or not-yet-valid token
+(while one just inside the clock skew is accepted); a reader uploading; another tenant's collection."""
 
 import hashlib
 import hmac
+import http.client
 import json
 import os
 import sys
@@ -16,7 +18,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
 
 from kotae_http import Checks, Server, data_with_faq, json_request, request, upload  # noqa: E402
-from oidc_provider import AUDIENCE, Provider, b64url, make_key, public_jwk, token_parts  # noqa: E402
+from oidc_provider import AUDIENCE, Provider, b64url, make_key, public_jwk, sign_token, token_parts  # noqa: E402
 
 OPERATOR = "kt_bearer_operator"
 ADMIN_ACME = "kt_bearer_admin_acme"
@@ -68,6 +70,29 @@ def forged(token, header=None, payload=None, signature=None, key=b""):
     if key:
         signature = b64url(hmac.new(key, (head + "." + body).encode(), hashlib.sha256).digest())
     return head + "." + body + "." + (old_signature if signature is None else signature)
+
+
+def request_from(address, port, headers):
+    """GET /v1/collections from a loopback address of its own (127.0.0.N): (status, body, headers)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(address, 0))
+    try:
+        connection.request("GET", "/v1/collections", headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read(), dict((k.lower(), v) for k, v in response.getheaders())
+    finally:
+        connection.close()
+
+
+def refusals_from(port, address):
+    """The unauthenticated refusals from `address` in the audit trail (stored within a second)."""
+    events = []
+    for _ in range(50):
+        status, trail = json_request(port, "GET", "/v1/audit?unauthenticated=true", None, bearer(OPERATOR))
+        events = [e for e in trail.get("data", []) if e.get("address") == address] if status == 200 else []
+        if events:
+            break
+        time.sleep(0.1)
+    return events
 
 
 def wait_job(port, job, headers):
@@ -152,6 +177,46 @@ def main():
         refused("a tampered payload", forged(indexer, payload=dict(claims, tenant="globex")))
         refused("an ID token's nonce", forged(indexer, payload=dict(claims, nonce="n")))
         refused("garbage", "eyJ" + "A" * 40 + ".eyJ" + "B" * 40 + ".CCCC")
+
+        # The provider's own token with its times moved, signed again with the provider's key (k1, still
+        # in its JWKS): the signature verifies, so only the time checks (60 s of clock skew) can refuse
+        # it. Each is sent from a loopback address of its own: refusals are recorded once a minute per
+        # address.
+        now, lifetime = int(time.time()), claims["exp"] - claims["iat"]
+        timed = {
+            "expired 5 minutes ago": (dict(claims, iat=now - 300 - lifetime, exp=now - 300), "has expired"),
+            "valid only in 5 minutes (nbf, iat)": (
+                dict(claims, iat=now + 300, nbf=now + 300, exp=now + 300 + lifetime),
+                "is not valid yet (nbf)",
+            ),
+            "issued 5 minutes from now (iat)": (
+                dict(claims, iat=now + 300, exp=now + 300 + lifetime),
+                "was issued in the future (iat)",
+            ),
+        }
+        for number, (name, (times, reason)) in enumerate(timed.items(), start=2):
+            address = "127.0.0.%d" % number
+            status, body, headers = request_from(address, port, bearer(sign_token(k1, header, times)))
+            checks.check(
+                "refused by its time: a token " + name,
+                status == 401
+                and "invalid_token" in headers.get("www-authenticate", "")
+                and reason in json.loads(body)["error"]["message"],
+                (status, body[:200]),
+            )
+            recorded = refusals_from(port, address)
+            checks.check(
+                "and recorded with its reason (%s)" % reason,
+                any(reason in e["detail"].get("reason", "") for e in recorded),
+                recorded,
+            )
+        skewed = sign_token(k1, header, dict(claims, iat=now - 30 - lifetime, exp=now - 30))
+        status, body, _ = request_from("127.0.0.5", port, bearer(skewed))
+        checks.check(
+            "the same re-signed token expired 30 s ago is accepted (within the skew): the signature is good",
+            status == 200,
+            (status, body[:200]),
+        )
 
         # The provider rotates its keys: the new one signs, the old one is still published.
         provider.stop()

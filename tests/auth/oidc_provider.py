@@ -83,8 +83,52 @@ class Provider:
             return json.loads(response.read())["access_token"]
 
 
+def sign_token(key, header, claims):
+    """A compact JWS of `claims` signed by `key` (a private JWK from make_key) with `header`: the
+    provider's own signature over claims it would never issue (provider/sign_token.mjs, with jose)."""
+    made = subprocess.run(
+        ["node", os.path.join(PROVIDER, "sign_token.mjs"), json.dumps(key), json.dumps(header), json.dumps(claims)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return made.stdout.strip()
+
+
 def b64url(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+class WebClient:
+    """Kotae's web page as the provider knows it: client `kotae-web` with its secret (also written to
+    a file for --oidc-client-secret-file), redirecting to `base` (the address browsers use)."""
+
+    def __init__(self, work, base, secret, refresh=False):
+        self.base = base
+        self.secret_file = os.path.join(work, "client-secret")
+        with open(self.secret_file, "w") as f:
+            f.write(secret + "\n")
+        self.client = {
+            "client_id": "kotae-web",
+            "client_secret": secret,
+            "redirect_uris": [base + "/auth/callback"],
+            "post_logout_redirect_uris": [base + "/"],
+            "grant_types": ["authorization_code"] + (["refresh_token"] if refresh else []),
+            "response_types": ["code"],
+        }
+
+    def serve_flags(self, issuer, scopes="openid profile email groups tenant"):
+        """`kotae serve` flags signing people in through this client: the tenant from the accounts'
+        `tenant` claim, the group staff editors."""
+        return [
+            "--oidc-issuer", issuer,
+            "--oidc-tenant-claim", "tenant",
+            "--group-role", "staff=editor",
+            "--oidc-client-id", "kotae-web",
+            "--oidc-client-secret-file", self.secret_file,
+            "--oidc-redirect-url", self.base + "/auth/callback",
+            "--oidc-scopes", scopes,
+        ]  # fmt: skip
 
 
 def token_parts(token):
@@ -115,6 +159,26 @@ class Browser:
         except urllib.error.HTTPError as error:
             response = error
         return response.status, dict(response.headers.items()), response.read()
+
+    def sign_in(self, base, login, return_to="/"):
+        """Signs in to Kotae at `base` as `login`: (status, headers with lowercase names, body) of the
+        callback, and the callback's URL."""
+        status, headers, _ = self.get(base + "/auth/login?" + urllib.parse.urlencode({"return_to": return_to}))
+        headers = {name.lower(): value for name, value in headers.items()}  # HAProxy sends them lowercase
+        if status != 302:
+            raise RuntimeError("/auth/login answered %d" % status)
+        callback = self.sign_in_at_provider(headers["location"], login, base + "/auth/callback")
+        status, headers, body = self.get(callback)
+        return status, {name.lower(): value for name, value in headers.items()}, body, callback
+
+    def call(self, base, method, path, value=None, csrf=None):
+        """A JSON call to Kotae with this browser's cookies (and the session's CSRF token): (status, JSON)."""
+        headers = {"Content-Type": "application/json"}
+        if csrf:
+            headers["X-CSRF-Token"] = csrf
+        data = None if method == "GET" else json.dumps(value or {}).encode()
+        status, _, body = self.send(urllib.request.Request(base + path, data=data, headers=headers, method=method))
+        return status, json.loads(body) if body else None
 
     def sign_in_at_provider(self, url, login, stop_prefix):
         """Follows `url` through the provider's login (and consent) forms until a redirect to

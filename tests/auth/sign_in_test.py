@@ -3,20 +3,22 @@ the authorization code flow with PKCE, state and nonce against oidc-provider, th
 a server-side session behind an HttpOnly, SameSite=Lax cookie; /v1/me; two people of one tenant and
 one of another, their roles from their groups and their collections private until shared; and the
 attacks, each refused and recorded: a replayed state, a callback in another browser, a session cookie
-fixed before sign-in, a change without the CSRF token (a cross-site upload or delete with a valid
-cookie), a session after sign-out."""
+fixed before sign-in, an ID token carrying another sign-in's nonce, a change without the CSRF token
+(a cross-site upload or delete with a valid cookie), a session after sign-out."""
 
 import hashlib
 import json
 import os
 import sys
 import tempfile
+import time
+import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
 
 from kotae_http import Checks, Server, data_with_faq, json_request, request  # noqa: E402
-from oidc_provider import Browser, Provider, free_port, make_key  # noqa: E402
+from oidc_provider import Browser, Provider, WebClient, free_port, make_key  # noqa: E402
 
 SECRET = "kotae-web-secret-0123456789abcdef"
 OPERATOR = "kt_sign_in_operator"
@@ -33,18 +35,8 @@ def main():
     checks = Checks()
     port = free_port()
     base = "http://127.0.0.1:%d" % port
-    client = {
-        "client_id": "kotae-web",
-        "client_secret": SECRET,
-        "redirect_uris": [base + "/auth/callback"],
-        "post_logout_redirect_uris": [base + "/"],
-        "grant_types": ["authorization_code"],
-        "response_types": ["code"],
-    }
-    provider = Provider(work, "provider", [make_key("ES256", "k1")], [client], accounts=ACCOUNTS).start()
-    secret_file = os.path.join(work, "client-secret")
-    with open(secret_file, "w") as f:
-        f.write(SECRET + "\n")
+    web = WebClient(work, base, SECRET)
+    provider = Provider(work, "provider", [make_key("ES256", "k1")], [web.client], accounts=ACCOUNTS).start()
     keys = os.path.join(work, "keys.json")
     with open(keys, "w") as f:
         json.dump(
@@ -56,14 +48,7 @@ def main():
         os.path.join(work, "serve.log"),
         [
             "--api-keys", keys,
-            "--oidc-issuer", provider.issuer,
-            "--oidc-tenant-claim", "tenant",
-            "--group-role", "staff=editor",
-            "--oidc-client-id", "kotae-web",
-            "--oidc-client-secret-file", secret_file,
-            "--oidc-redirect-url", base + "/auth/callback",
-            "--oidc-scopes", "openid profile email groups tenant",
-        ],
+        ] + web.serve_flags(provider.issuer),
         port=port,
     )  # fmt: skip
     server.start()
@@ -71,26 +56,13 @@ def main():
     def sign_in(login, browser=None):
         """A browser signed in as `login`: its cookie jar, and the callback URL it used."""
         browser = browser or Browser()
-        status, headers, _ = browser.get(base + "/auth/login?return_to=/%3Fafter%3Dsign-in")
-        assert status == 302, status
-        callback = browser.sign_in_at_provider(headers["Location"], login, base + "/auth/callback")
-        status, headers, body = browser.get(callback)
+        status, headers, body, callback = browser.sign_in(base, login, "/?after=sign-in")
         assert status == 302, (status, body)
-        checks.check("%s lands where the sign-in began" % login, headers["Location"] == "/?after=sign-in", headers)
+        checks.check("%s lands where the sign-in began" % login, headers["location"] == "/?after=sign-in", headers)
         return browser, callback
 
     def call(browser, method, path, value=None, csrf=None):
-        headers = {"Content-Type": "application/json"}
-        if csrf:
-            headers["X-CSRF-Token"] = csrf
-        data = None if value is None else json.dumps(value).encode()
-        if method == "GET":
-            status, _, body = browser.get(base + path, headers)
-        else:
-            status, _, body = browser.send(
-                urllib.request.Request(base + path, data=data or b"{}", headers=headers, method=method)
-            )
-        return status, json.loads(body) if body else None
+        return browser.call(base, method, path, value, csrf)
 
     try:
         status, config = json_request(port, "GET", "/auth/config")
@@ -142,6 +114,48 @@ def main():
         checks.check("a callback in another browser is refused", status == 401, body[:200])
         status, _, body = alice.get(callback)
         checks.check("a replayed state is refused", status == 401, body[:200])
+
+        # A replayed nonce: two sign-ins begun in one browser (state S1 with nonce N1, then S2 with N2;
+        # its cookie now holds S2), the second completed at the provider with N1 in place of N2. The ID
+        # token then carries N1 while the state (S2, this browser's, unused) and the PKCE verifier (S2's)
+        # are right: only the nonce check can refuse it.
+        mixed = Browser()
+        began = [urllib.parse.urlsplit(mixed.get(base + "/auth/login")[1]["Location"]) for _ in range(2)]
+        first, second = (urllib.parse.parse_qs(url.query) for url in began)
+        swapped = dict(second, nonce=first["nonce"])
+        url = began[1]._replace(query=urllib.parse.urlencode(swapped, doseq=True)).geturl()
+        mixed_callback = mixed.sign_in_at_provider(url, "alice", base + "/auth/callback")
+        returned = urllib.parse.parse_qs(urllib.parse.urlsplit(mixed_callback).query)
+        checks.check(
+            "the provider answers the second sign-in (its state) with a code",
+            returned.get("state") == second["state"] and returned.get("code") and first["nonce"] != second["nonce"],
+            returned,
+        )
+        status, _, body = mixed.get(mixed_callback)
+        nonce_refusal = "the ID token's nonce is not the one this sign-in sent"
+        checks.check(
+            "an ID token with another sign-in's nonce is refused, by the nonce check",
+            status == 401 and nonce_refusal in body.decode(errors="replace"),
+            (status, body[:200]),
+        )
+        checks.check("and no session is opened", not any(c.name == "kotae_session" for c in mixed.jar), list(mixed.jar))
+
+        def nonce_logged():
+            logged = [json.loads(line) for line in open(os.path.join(work, "serve.log")) if line.startswith("{")]
+            return [
+                e
+                for e in logged
+                if e.get("event") == "audit"
+                and e.get("action") == "auth.sign_in"
+                and e.get("outcome") == "denied"
+                and e.get("detail", {}).get("reason") == nonce_refusal
+            ]
+
+        for _ in range(50):  # the log is copied to serve.log by a thread of the test
+            if nonce_logged():
+                break
+            time.sleep(0.05)
+        checks.check("the refusal is a JSON log line of the audit trail, with the reason", nonce_logged())
 
         planted = "fixed-by-an-attacker-0123456789"
         victim = Browser()
@@ -200,6 +214,11 @@ def main():
             "the refused sign-ins are recorded",
             len(refusals) >= 1 and all(e["outcome"] == "denied" for e in refusals),
             refusals,
+        )
+        checks.check(
+            "the replayed nonce among them, with its reason",
+            any(e["detail"].get("reason") == nonce_refusal for e in refusals),
+            [e["detail"] for e in refusals],
         )
         status, acme = json_request(
             port,

@@ -11,6 +11,10 @@ namespace {
 TEST(Sha256, MatchesKnownVectors) {
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
   EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const std::string raw = sha256_bytes("abc");
+  ASSERT_EQ(raw.size(), 32u);
+  EXPECT_EQ(static_cast<unsigned char>(raw[0]), 0xba);
+  EXPECT_EQ(static_cast<unsigned char>(raw[31]), 0xad);
 }
 
 TEST(Sha256, FileDigestEqualsBytesDigestAcrossBufferBoundaries) {

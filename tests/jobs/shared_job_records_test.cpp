@@ -70,6 +70,29 @@ TEST_F(SharedJobRecordsTest, ATenantKeepsItsNewestFinishedJobsOnly) {
   EXPECT_EQ(listed->size(), 3u);
 }
 
+TEST_F(SharedJobRecordsTest, ACollectionsActiveJobsAreCountedAndFollowItsRename) {
+  auto running = job(alice_, 0), done = job(alice_, 100), other = job(alice_, 0);
+  other.collection = "drafts";
+  for (const auto& s : {running, done, other}) ASSERT_OK(records_->publish(s));
+  auto active = records_->active_on(alice_, "notes");
+  ASSERT_OK(active);
+  EXPECT_EQ(*active, 1u) << "the running one; the finished one and another collection's are not counted";
+  ASSERT_OK(records_->rename_collection(alice_, "notes", "handbook"));
+  auto count = [&](const std::string& tenant, const std::string& collection) {
+    auto n = records_->active_on(tenant, collection);
+    EXPECT_TRUE(n.ok()) << n.error().message;
+    return n.ok() ? *n : 99;
+  };
+  EXPECT_EQ(count(alice_, "notes"), 0u);
+  EXPECT_EQ(count(alice_, "handbook"), 1u);
+  EXPECT_EQ(count(bob_, "handbook"), 0u);
+  auto got = records_->get(done.id, alice_);
+  ASSERT_OK(got);
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->collection, "handbook") << "the record itself names the new name";
+  EXPECT_EQ((*got)->state, "succeeded");
+}
+
 TEST_F(SharedJobRecordsTest, ARecordPublishedAgainIsNotCountedTwice) {
   const auto first = job(alice_, 100), second = job(alice_, 200);
   ASSERT_OK(records_->publish(first));

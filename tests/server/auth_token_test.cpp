@@ -9,6 +9,7 @@
 #include "core/base64url.h"
 #include "server/auth/claim_mapping.h"
 #include "server/auth/jwt.h"
+#include "server/auth/secret_seal.h"
 #include "support/token_signer.h"
 
 namespace kotae::server::auth {
@@ -236,6 +237,25 @@ TEST(ClaimMappingTest, RefusesMissingUsersAndOversizedGroups) {
   EXPECT_FALSE(identity_from_claims({{"sub", "u"}, {"groups", {1, 2}}}, names, tenants));
   EXPECT_FALSE(identity_from_claims({{"sub", "u"}, {"groups", std::vector<std::string>(300, "g")}}, names, tenants));
   EXPECT_TRUE(identity_from_claims({{"sub", "u"}, {"groups", std::vector<std::string>(3, "g")}}, names, tenants));
+}
+
+TEST(SecretSealTest, OpensWhatItSealedAndNothingAlteredOrSealedUnderAnotherKey) {
+  const SecretSeal seal("client secret", "refresh token");
+  const std::string token = "refresh-token-" + std::string(300, 'r');
+  const auto sealed = seal.seal(token);
+  EXPECT_EQ(sealed.find("refresh-token"), std::string::npos);  // not readable in the store
+  EXPECT_NE(seal.seal(token), sealed);                         // a new IV every time
+  ASSERT_TRUE(seal.open(sealed).ok());
+  EXPECT_EQ(*seal.open(sealed), token);
+  EXPECT_EQ(seal.seal(""), "");
+  EXPECT_EQ(*seal.open(""), "");
+  auto altered = sealed;
+  altered[20] = altered[20] == 'A' ? 'B' : 'A';
+  EXPECT_FALSE(seal.open(altered).ok());
+  EXPECT_FALSE(seal.open(sealed.substr(0, 30)).ok());
+  EXPECT_FALSE(seal.open("not base64url!").ok());
+  EXPECT_FALSE(SecretSeal("another secret", "refresh token").open(sealed).ok());
+  EXPECT_FALSE(SecretSeal("client secret", "another purpose").open(sealed).ok());
 }
 
 }  // namespace

@@ -7,7 +7,7 @@ GROUP:
   replicas  store copy from the embedded default and back, the same results everywhere, a commit on
             one replica found on the other (the 1 s target is bench/cluster's), a conversation begun on one
             replica listed and followed up on the other, answer caches invalidated across
-            replicas, `kotae index --store`, tenant isolation and deletion across replicas
+            replicas, `kotae index --store`, tenant isolation, renaming and deletion across replicas
   faults    PostgreSQL stopped mid-ingestion (whole documents or none, 503 with Retry-After, back by
             itself), a replica SIGKILLed and restarted, a damaged snapshot, two replicas ingesting
             into one collection at once
@@ -256,7 +256,7 @@ def replicas(checks, binary, data, work, pg):
     checks.check(
         "each part of the store records its schema version, conversations and document_files among them",
         pg.sql("SELECT string_agg(component || '=' || version, ',' ORDER BY component) FROM kotae_schema_versions")
-        == "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3,sessions=1"
+        == "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3,sessions=2"
         and pg.sql(
             "SELECT count(*) FROM information_schema.tables WHERE table_name IN ('conversations', 'document_files')"
         )
@@ -391,6 +391,43 @@ def replicas(checks, binary, data, work, pg):
         "carol's quota (1 document) holds across replicas: 413 on B",
         status == 413 and b"quota_exceeded" in answer,
         (status, answer[:200]),
+    )
+
+    # A rename on A: B hears it (the change channel), closes the old name and opens the new one on demand.
+    b_lines, a_lines = log_lines(work, "b"), log_lines(work, "a")
+    status, renamed = json_request(a.port, "PATCH", "/v1/collections/private", {"name": "vault"}, alice)
+    checks.check("alice renames 'private' to 'vault' on A", status == 200 and renamed["name"] == "vault", renamed)
+    checks.check("A: the old name is 404", search(a.port, "plughxyzzy", "private", "bm25", headers=alice)[0] == 404)
+    closed = lambda server, name, since: any(
+        e.get("tenant") == "alice" and e.get("collection") == name
+        for e in log_events(work, server, "collection_closed", since)
+    )
+    gone = wait_for(lambda: closed("b", "private", b_lines), 10)
+    checks.check("B closes the old name (within 5 s; measured)", gone is not None and gone <= 5.0, gone)
+    checks.check("B: the old name is 404", search(b.port, "plughxyzzy", "private", "bm25", headers=alice)[0] == 404)
+    status, hits = search(b.port, "plughxyzzy", "vault", "bm25", headers=alice)
+    checks.check("B serves the new name, with its documents", status == 200 and bool(hits), (status, hits))
+    status, members = json_request(b.port, "GET", "/v1/collections/vault/members", None, alice)
+    checks.check(
+        "its members followed it: alice owns it on B, bob gets 404",
+        status == 200
+        and [(m["kind"], m["id"], m["role"]) for m in members["data"]] == [("key", "alice", "owner")]
+        and search(b.port, "plughxyzzy", "vault", "bm25", headers=bob)[0] == 404,
+        members,
+    )
+    checks.check(
+        "bob's own 'private' is untouched",
+        json_request(b.port, "GET", "/v1/collections/private", None, bob)[0] == 200,
+    )
+    status, back = json_request(b.port, "PATCH", "/v1/collections/vault", {"name": "private"}, alice)
+    checks.check("renamed back through B", status == 200 and back["name"] == "private", back)
+    seen = wait_for(lambda: closed("a", "vault", a_lines), 10)
+    checks.check(
+        "A closes 'vault' and serves it under its old name again",
+        seen is not None
+        and bool(search(a.port, "plughxyzzy", "private", "bm25", headers=alice)[1])
+        and search(a.port, "plughxyzzy", "vault", "bm25", headers=alice)[0] == 404,
+        seen,
     )
 
     status, _, _ = request(b.port, "DELETE", "/v1/collections/private", None, alice)

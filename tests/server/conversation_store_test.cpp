@@ -224,6 +224,23 @@ TEST_P(ConversationStoreTest, ACollectionsConversationsGoWithIt) {
   (void)a;
 }
 
+TEST_P(ConversationStoreTest, ARenamedCollectionsConversationsFollowIt) {
+  ASSERT_TRUE(store_);
+  const auto a = created(alice_, "faq", 10), b = created(alice_, "notes", 20), c = created(bob_, "faq", 30);
+  ASSERT_OK(store_->rename_collection(alice_, "faq", "handbook"));
+  EXPECT_TRUE(listed(alice_, "faq").empty());
+  EXPECT_EQ(listed(alice_, "handbook"), std::vector<std::string>{a.summary.id});
+  EXPECT_EQ(listed(alice_, "notes"), std::vector<std::string>{b.summary.id});
+  EXPECT_EQ(listed(bob_, "faq"), std::vector<std::string>{c.summary.id})
+      << "another tenant's collection of that name stays";
+  auto got = store_->get(alice_, a.summary.id);
+  ASSERT_OK(got);
+  ASSERT_TRUE(got->has_value());
+  EXPECT_EQ((*got)->summary.collection, "handbook");
+  EXPECT_EQ((*got)->summary.updated_at, 10) << "a rename of its collection is no update of the conversation";
+  EXPECT_EQ((*got)->turns, a.turns);
+}
+
 TEST_P(ConversationStoreTest, WhatWasStoredIsThereAfterReopening) {
   ASSERT_TRUE(store_);
   const auto record = created(alice_, "faq", 10);

@@ -77,6 +77,27 @@ TEST_P(MemberStoreTest, ReadsBackChangesAndRemovesMembersOfOneCollectionOnly) {
   EXPECT_EQ(listed(globex_, "hr").size(), 1u);
 }
 
+TEST_P(MemberStoreTest, ACopyReplacesTheNewNamesMembersAndLeavesTheOldOnes) {
+  ASSERT_TRUE(members_);
+  ASSERT_OK(members_->put(acme_, "hr", {"user", "alice", "owner", 1000.5, "user:alice"}));
+  ASSERT_OK(members_->put(acme_, "hr", {"group", "staff", "reader", 1001, "user:alice"}));
+  ASSERT_OK(members_->put(acme_, "people", {"user", "stale", "owner", 1, "user:stale"}));  // left over
+  ASSERT_OK(members_->put(globex_, "hr", {"user", "mallory", "owner", 1004, "user:mallory"}));
+  ASSERT_OK(members_->copy_collection(acme_, "hr", "people"));
+  EXPECT_EQ(listed(acme_, "people"), (std::vector<std::string>{"group:staff=reader", "user:alice=owner"}));
+  EXPECT_EQ(listed(acme_, "hr"), (std::vector<std::string>{"group:staff=reader", "user:alice=owner"}))
+      << "the old name keeps its members until the caller removes them";
+  auto copied = members_->members(acme_, "people");
+  ASSERT_OK(copied);
+  EXPECT_DOUBLE_EQ((*copied)[1].added_at, 1000.5);
+  EXPECT_EQ((*copied)[1].added_by, "user:alice");
+  EXPECT_EQ(listed(globex_, "hr"), std::vector<std::string>{"user:mallory=owner"});
+  EXPECT_TRUE(listed(globex_, "people").empty()) << "another tenant's members are never copied";
+  ASSERT_OK(members_->remove_collection(acme_, "hr"));
+  EXPECT_TRUE(listed(acme_, "hr").empty());
+  EXPECT_EQ(listed(acme_, "people").size(), 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, MemberStoreTest, ::testing::Values("sqlite", "postgres"),
                          kotae::testing::backend_name);
 

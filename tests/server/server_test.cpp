@@ -622,8 +622,8 @@ TEST_F(ServerTest, MetricsPassPromtoolAndCountWhatHappened) {
         R"(kotae_build_info{version=")", "process_cpu_seconds_total ", "process_resident_memory_bytes ",
         "process_open_fds ", "process_start_time_seconds ",
         R"(kotae_model_info{model="all-minilm-l6-v2",provider="CPUExecutionProvider"} 1)", "kotae_batch_size_bucket",
-        "kotae_batch_queue_depth", "kotae_work_queue", "kotae_retrieved_similarity_bucket",
-        R"(kotae_answers_total{backend="extractive",cached="false"} 1)"}) {
+        "kotae_batch_queue_depth", "kotae_work_queue", "kotae_audit_events_dropped",
+        "kotae_retrieved_similarity_bucket", R"(kotae_answers_total{backend="extractive",cached="false"} 1)"}) {
     EXPECT_NE(text.find(expected), std::string::npos) << expected;
   }
   if (!probe_gpus().present) {  // the GPU series only where NVML lists a GPU

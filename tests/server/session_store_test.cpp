@@ -1,6 +1,7 @@
 // Sessions and sign-ins (store/sqlite_sessions, store/postgres_sessions), each against a real
 // database: a session read back as written, touched, removed, and trimmed when idle or past its
-// absolute expiry; a sign-in taken once only (a replayed state finds nothing) and trimmed when stale.
+// absolute expiry; its revalidation claimed by one replica at a time and its person and refresh token
+// replaced; a sign-in taken once only (a replayed state finds nothing) and trimmed when stale.
 
 #include <gtest/gtest.h>
 
@@ -33,7 +34,16 @@ class SessionStoreTest : public kotae::testing::StoreBackendTest {
     StoreBackendTest::TearDown();
   }
   SessionRecord session(double created, double expires) {
-    return {random_id("h"), acme_, R"({"user":"alice"})", random_id("c"), "eyJ.id.token", created, created, expires};
+    SessionRecord s;
+    s.id_hash = random_id("h");
+    s.tenant = acme_;
+    s.person = R"({"user":"alice"})";
+    s.csrf = random_id("c");
+    s.id_token = "eyJ.id.token";
+    s.created_at = s.last_seen = s.checked_at = created;
+    s.expires_at = expires;
+    s.refresh_token = "sealed-refresh-1";
+    return s;
   }
   bool exists(const std::string& id_hash) {
     auto found = sessions_->get(id_hash);
@@ -64,6 +74,31 @@ TEST_P(SessionStoreTest, ASessionIsReadBackTouchedRemovedAndTrimmedWhenIdleOrExp
   EXPECT_FALSE(exists(expired.id_hash));
   ASSERT_OK(sessions_->remove(kept.id_hash));
   EXPECT_FALSE(exists(kept.id_hash));
+}
+
+TEST_P(SessionStoreTest, OneReplicaAtATimeRevalidatesASessionAndItsPersonIsReplaced) {
+  ASSERT_TRUE(sessions_);
+  const auto s = session(1000, 9e9);
+  ASSERT_OK(sessions_->create(s));
+  EXPECT_EQ((*sessions_->get(s.id_hash))->refresh_token, "sealed-refresh-1");
+  EXPECT_DOUBLE_EQ((*sessions_->get(s.id_hash))->checked_at, 1000);
+  // Checked at 1000: not due for a claim that wants "not checked since 999".
+  auto early = sessions_->claim_check(s.id_hash, 1200, 999);
+  ASSERT_OK(early);
+  EXPECT_FALSE(*early);
+  auto first = sessions_->claim_check(s.id_hash, 1400, 1100);
+  ASSERT_OK(first);
+  EXPECT_TRUE(*first);
+  auto second = sessions_->claim_check(s.id_hash, 1400, 1100);  // the other replica, at the same moment
+  ASSERT_OK(second);
+  EXPECT_FALSE(*second);
+  EXPECT_DOUBLE_EQ((*sessions_->get(s.id_hash))->checked_at, 1400);
+  EXPECT_FALSE(*sessions_->claim_check("no-such-session", 1400, 1e9));
+  ASSERT_OK(sessions_->revalidated(s.id_hash, R"({"user":"alice","groups":[]})", "sealed-refresh-2"));
+  const auto after = *sessions_->get(s.id_hash);
+  EXPECT_EQ(after->person, R"({"user":"alice","groups":[]})");
+  EXPECT_EQ(after->refresh_token, "sealed-refresh-2");
+  EXPECT_EQ(after->csrf, s.csrf);  // nothing else changes
 }
 
 TEST_P(SessionStoreTest, ASignInIsTakenOnceAndTrimmedWhenStale) {

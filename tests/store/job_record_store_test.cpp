@@ -90,6 +90,26 @@ TEST_P(JobRecordStoreTest, ListsNewestFirstAndEachCollectionOldestFirst) {
   EXPECT_TRUE(ids(store_->list(tenant_, 10)).empty());
 }
 
+TEST_P(JobRecordStoreTest, ARenamedCollectionsRecordsFollowItColumnAndRecord) {
+  ASSERT_TRUE(store_);
+  ASSERT_OK(store_->save(row("a", "faq", 10)));
+  ASSERT_OK(store_->save(row("b", "docs", 20)));
+  ASSERT_OK(store_->save(row("c", "faq")));
+  ASSERT_OK(store_->rename_collection(tenant_, "faq", "handbook"));
+  EXPECT_TRUE(ids(store_->of_collection(tenant_, "faq")).empty());
+  EXPECT_EQ(ids(store_->of_collection(tenant_, "handbook")), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(ids(store_->of_collection(tenant_, "docs")), std::vector<std::string>{"b"});
+  auto got = store_->get("a", tenant_);
+  ASSERT_OK(got);
+  ASSERT_TRUE(got->has_value());
+  const auto record = nlohmann::json::parse(**got);
+  EXPECT_EQ(record["collection"], "handbook");
+  EXPECT_EQ(record["finished_at"], 10);
+  EXPECT_EQ(record["id"], "a");
+  ASSERT_OK(store_->rename_collection(tenant_ + "x", "docs", "elsewhere"));  // another tenant's: nothing
+  EXPECT_EQ(ids(store_->of_collection(tenant_, "docs")), std::vector<std::string>{"b"});
+}
+
 TEST_P(JobRecordStoreTest, ATenantKeepsItsNewestFinishedJobsAndEveryUnfinishedOne) {
   ASSERT_TRUE(store_);
   ASSERT_OK(store_->save(row("old", "faq", 10)));
@@ -155,6 +175,57 @@ TEST_P(DocumentFileStoreTest, KeptBytesAreReadBackReplacedAndForgotten) {
   ASSERT_OK(files_->forget(tenant_, "faq", "a.pdf"));  // twice: no error
   EXPECT_FALSE(files_->read(tenant_, "faq", "a.pdf")->has_value());
   EXPECT_EQ(files_->read(tenant_, "faq", "b.md")->value_or(""), "# B");
+}
+
+// Catalog::rename, with what follows a collection by its place: its kept files and (PostgreSQL) its
+// rows, and another replica's open copy, which finds its name gone.
+TEST_P(DocumentFileStoreTest, ARenamedCollectionKeepsItsRecordsAndFilesAndTheOldNameIsGone) {
+  ASSERT_TRUE(files_);
+  ASSERT_OK(files_->keep(tenant_, "faq", "a.pdf", "kept"));
+  const CollectionInfo info{"test-embedder/fp32", 4, 256, 32};
+  ASSERT_OK(catalog_->open_records(tenant_, "taken", &info));
+  std::unique_ptr<RecordStore> elsewhere;  // a replica's copy, open under the old name
+  if (GetParam() == "postgres") {
+    auto opened = catalog_->open_records(tenant_, "faq", nullptr);
+    ASSERT_OK(opened);
+    elsewhere = std::move(*opened);
+    ASSERT_OK(elsewhere->last_change());
+  }
+
+  auto taken = catalog_->rename(tenant_, "faq", "taken");
+  ASSERT_FALSE(taken.ok());
+  EXPECT_EQ(taken.error().code, ErrorCode::already_exists);
+  auto bad = catalog_->rename(tenant_, "faq", "../x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::invalid_argument);
+  auto missing = catalog_->rename(tenant_, "nothing", "new");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::not_found);
+  EXPECT_TRUE(*catalog_->exists(tenant_, "faq")) << "a refused rename changes nothing";
+
+  ASSERT_OK(catalog_->rename(tenant_, "faq", "handbook"));
+  EXPECT_FALSE(*catalog_->exists(tenant_, "faq"));
+  EXPECT_TRUE(*catalog_->exists(tenant_, "handbook"));
+  auto names = catalog_->names(tenant_);
+  ASSERT_OK(names);
+  EXPECT_EQ(*names, (std::vector<std::string>{"handbook", "taken"}));
+  EXPECT_EQ(files_->read(tenant_, "handbook", "a.pdf")->value_or(""), "kept");
+  auto old_file = files_->read(tenant_, "faq", "a.pdf");
+  EXPECT_TRUE(!old_file.ok() || !old_file->has_value());
+  auto records = catalog_->open_records(tenant_, "handbook", nullptr);
+  ASSERT_OK(records);
+  EXPECT_EQ((*records)->info().embedder_id, "test-embedder/fp32");
+  auto reopened_old = catalog_->open_records(tenant_, "faq", nullptr);
+  ASSERT_FALSE(reopened_old.ok());
+  EXPECT_EQ(reopened_old.error().code, ErrorCode::not_found);
+  if (elsewhere) {
+    auto change = elsewhere->last_change();
+    ASSERT_FALSE(change.ok()) << "an open copy under the old name must notice the rename";
+    EXPECT_EQ(change.error().code, ErrorCode::not_found);
+  }
+  records->reset();
+  ASSERT_OK(catalog_->remove(tenant_, "handbook"));
+  ASSERT_OK(catalog_->remove(tenant_, "taken"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, DocumentFileStoreTest, ::testing::Values("sqlite", "postgres"),

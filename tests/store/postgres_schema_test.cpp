@@ -72,7 +72,7 @@ class PostgresSchemaTest : public ::testing::Test {
 };
 
 constexpr const char* kAllCurrent =
-    "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3,sessions=1";
+    "api_keys=1,audit=1,conversations=2,document_files=1,jobs=1,members=1,records=3,sessions=2";
 constexpr const char* kAllTables =
     "api_keys,audit_events,change_log,chunks,collection_members,collections,conversations,document_files,documents,"
     "jobs,sessions,sign_ins,uploads";

@@ -69,9 +69,9 @@ TEST_F(SqliteServerRecordsTest, EachComponentRecordsItsVersionInOneTable) {
   ASSERT_OK(SqliteAuditTrail::open(folder_));
   ASSERT_OK(SqliteMembers::open(folder_));
   ASSERT_OK(SqliteSessions::open(folder_));
-  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1,sessions=1");
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1,sessions=2");
   ASSERT_OK(SqliteJobRecords::open(folder_));  // a second open changes nothing
-  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1,sessions=1");
+  EXPECT_EQ(versions(), "api_keys=1,audit=1,conversations=2,jobs=1,members=1,sessions=2");
 }
 
 TEST_F(SqliteServerRecordsTest, AComponentANewerKotaeWroteIsRefused) {

@@ -147,6 +147,12 @@ test("upload, ask, stream, cite: the whole user journey", async () => {
   await page.getByLabel("New collection").fill("e2e");
   await page.getByRole("button", { name: "Create", exact: true }).click();
   await page.locator('#collections button[aria-current="true"]', { hasText: "e2e" }).waitFor();
+  // A server without keys: its one caller is the local operator, an admin, offered everything.
+  const roles = await page.evaluate(async () => (await (await fetch("/v1/collections")).json()).data.map(c => [c.name, c.role]));
+  assert.ok(roles.some(([name]) => name === "e2e") && roles.every(([, role]) => role === "admin"), JSON.stringify(roles));
+  assert.equal(await page.evaluate(async () => (await (await fetch("/v1/collections/e2e")).json()).role), "admin");
+  for (const offered of ["#drop-zone", "#share-collection", "#rename-collection", "#delete-collection"])
+    assert.ok(await page.locator(offered).isVisible(), `${offered} is not offered to the admin`);
 
   // A PDF and an HTML file dropped at once; each file's progress comes from the job.
   await dropFiles(page, [pdf, html]);

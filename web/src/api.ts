@@ -7,7 +7,18 @@ export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) { super(message); }
 }
 
-export interface Collection { name: string; documents: number; chunks: number; size_bytes: number; embedder: string }
+// The caller's role over a collection, in rising order: a reader searches and asks, an editor also
+// uploads and deletes documents, an owner also shares, renames and deletes it; a tenant admin all of it.
+export type Role = "reader" | "editor" | "owner" | "admin";
+export const roles: readonly Role[] = ["reader", "editor", "owner", "admin"];
+export const atLeast = (role: Role | undefined, needed: Role) => roles.indexOf(role ?? "admin") >= roles.indexOf(needed);
+export interface Collection {
+  name: string; documents: number; chunks: number; size_bytes: number; embedder: string;
+  role?: Role;  // the caller's (a server before roles says nothing: the server still decides)
+}
+// Who may use a collection: a user (the provider's id), a group, an API key (by name) or the whole tenant ("*").
+export type MemberKind = "user" | "group" | "key" | "tenant";
+export interface Member { kind: MemberKind; id: string; role: Exclude<Role, "admin">; added_at: number; added_by: string }
 export interface DocumentInfo { id: number; path: string; title: string; format: string; size_bytes: number; chunks: number }
 export interface JobFile {
   name: string; status: string; chunks: number; bytes: number; error?: string;
@@ -93,8 +104,10 @@ export class Api {
   }
 
   me(): Promise<Me> { return this.json("GET", "/v1/me"); }
-  signInOffered(): Promise<boolean> {
-    return fetch("/auth/config").then(r => r.json() as Promise<{ sign_in: boolean }>).then(c => c.sign_in, () => false);
+  // Whether the server offers sign-in, and whether the page should go to the provider by itself.
+  signInConfig(): Promise<{ sign_in: boolean; auto_sign_in?: boolean }> {
+    return fetch("/auth/config").then(r => r.json() as Promise<{ sign_in: boolean; auto_sign_in?: boolean }>)
+      .catch(() => ({ sign_in: false }));
   }
   signOut(): Promise<{ end_session_url: string }> { return this.json("POST", "/auth/logout", {}); }
 

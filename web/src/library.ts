@@ -1,11 +1,19 @@
 // The left column: collections (create, pick, delete), the picked collection's documents, and uploads
-// with per-file progress read from the jobs API.
+// with per-file progress read from the jobs API. What it offers follows the caller's role over the
+// picked collection: a reader gets no upload zone and no delete buttons, an editor uploads and removes
+// documents, an owner (or admin) also shares, renames and deletes it (the server decides either way).
 
-import { Api, type Collection, type Job, type JobFile } from "./api";
+import { Api, atLeast, type Collection, type Job, type JobFile, type Role } from "./api";
 import { byId, formatBytes, h } from "./dom";
 import { remember } from "./settings";
 
 const finished = new Set(["succeeded", "partial", "failed", "cancelled"]);
+const mayDo: Record<Role, string> = {
+  reader: "You are a reader here: search and ask.",
+  editor: "You are an editor here: add and remove documents.",
+  owner: "You own this collection.",
+  admin: "You are an admin of this tenant.",
+};
 
 export class Library {
   current: string | null = remember.get("collection");
@@ -15,6 +23,8 @@ export class Library {
               private readonly onSelect: (name: string | null) => void) {
     byId<HTMLFormElement>("create-collection").addEventListener("submit", e => { e.preventDefault(); void this.create(); });
     byId("delete-collection").addEventListener("click", () => void this.deleteCurrent());
+    byId("share-collection").addEventListener("click", () => void this.administer("share"));
+    byId("rename-collection").addEventListener("click", () => void this.administer("rename"));
     const input = byId<HTMLInputElement>("file-input");
     input.addEventListener("change", () => { void this.upload([...(input.files ?? [])]); input.value = ""; });
     const zone = byId("drop-zone");
@@ -39,6 +49,9 @@ export class Library {
     this.render();
   }
 
+  // The caller's role over the picked collection (undefined from a server that does not say).
+  get role(): Role | undefined { return this.collections.find(c => c.name === this.current)?.role; }
+
   select(name: string | null): void {
     this.current = name;
     remember.set("collection", name);
@@ -52,6 +65,10 @@ export class Library {
         h("span", {}, c.name), h("span", { class: "count" }, `${c.documents} docs · ${c.chunks} chunks`)))));
     if (!this.collections.length) list.replaceChildren(h("li", { class: "empty" }, "No collections yet: create one below."));
     byId("documents-section").hidden = !this.current;
+    const role = this.role;
+    byId("drop-zone").hidden = !atLeast(role, "editor");
+    byId("collection-actions").hidden = !atLeast(role, "owner");
+    byId("collection-role").textContent = role ? mayDo[role] : "";
     remember.set("collection", this.current);
     this.onSelect(this.current);
     if (this.current) void this.refreshDocuments();
@@ -69,8 +86,8 @@ export class Library {
         h("td", {}, formatBytes(d.size_bytes)),
         h("td", {}, d.chunks),
         h("td", {}, "indexed"),
-        h("td", {}, h("button", { type: "button", "aria-label": `Remove ${d.title || d.path}`, title: "Remove from the collection",
-          onclick: () => void this.removeDocument(d.id, d.title || d.path) }, "×")))));
+        h("td", {}, atLeast(this.role, "editor") && h("button", { type: "button", "aria-label": `Remove ${d.title || d.path}`,
+          title: "Remove from the collection", onclick: () => void this.removeDocument(d.id, d.title || d.path) }, "×")))));
       if (!documents.length) body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "empty" }, "No documents yet.")));
     } catch (e) {
       this.report(e);
@@ -101,6 +118,27 @@ export class Library {
     } catch (e) {
       this.report(e);
     }
+  }
+
+  // Share and Rename load with their dialogs, the first time one is used.
+  private async administer(what: "share" | "rename"): Promise<void> {
+    const name = this.current;
+    if (!name) return;
+    try {
+      const admin = await import("./collection_admin");
+      if (what === "share") admin.share(this.api, name, () => void this.refresh());
+      else admin.rename(this.api, name, to => void this.renamed(name, to));
+    } catch (e) {
+      this.report(e);
+    }
+  }
+
+  // After a rename: the new name is picked, and keeps the conversation this browser had open in it.
+  private async renamed(from: string, to: string): Promise<void> {
+    remember.set(`conversation.${to}`, remember.get(`conversation.${from}`));
+    remember.set(`conversation.${from}`, null);
+    if (this.current === from) this.current = to;
+    await this.refresh();
   }
 
   private async removeDocument(id: number, title: string): Promise<void> {

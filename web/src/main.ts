@@ -124,25 +124,41 @@ async function watchServer(): Promise<void> {
 }
 
 // Who is here: a person signed in with the company's provider (their name, tenant and "Sign out"), a
-// pasted key, or nobody yet ("Sign in" when the server offers it; a key can still be pasted).
+// pasted key, or nobody yet: "Sign in" when the server offers it (a key can still be pasted), or
+// straight to the provider when the server says so (--oidc-auto-sign-in), once per tab: a page that
+// comes back still without a session (the provider refused, the callback failed) or after "Sign out"
+// offers the button instead of going round again.
+const autoTried = "kotae.auto_sign_in";
+const tab = {
+  get: () => { try { return sessionStorage.getItem(autoTried) !== null; } catch { return true; } },
+  set: (tried: boolean) => { try { if (tried) sessionStorage.setItem(autoTried, "1"); else sessionStorage.removeItem(autoTried); } catch { /* no storage: no auto sign-in */ } },
+};
+const signIn = () => location.assign(`/auth/login?return_to=${encodeURIComponent(location.pathname + location.search)}`);
+
 async function identify(): Promise<void> {
   try {
     const me = await api.me();
     api.csrf = me.csrf_token ?? "";
+    byId("create-collection").hidden = me.role === "reader";  // creating one needs the tenant's editor
     if (me.via === "session") {
+      tab.set(false);
       byId("who").replaceChildren(h("span", {}, me.name), " ", h("small", {}, `${me.tenant} · ${me.role}`));
       byId("who").hidden = false;
       byId("sign-out").hidden = false;
     }
   } catch (error) {
     if (!(error instanceof ApiError && error.code === "invalid_api_key")) return;
-    byId("sign-in").hidden = !(await api.signInOffered());
+    const config = await api.signInConfig();
+    if (config.auto_sign_in && !settings.api_key && !tab.get() && !new URLSearchParams(location.search).has("error")) {
+      tab.set(true);
+      return signIn();
+    }
+    byId("sign-in").hidden = !config.sign_in;
   }
 }
-byId("sign-in").addEventListener("click", () => {
-  location.assign(`/auth/login?return_to=${encodeURIComponent(location.pathname + location.search)}`);
-});
+byId("sign-in").addEventListener("click", signIn);
 byId("sign-out").addEventListener("click", () => {
+  tab.set(true);  // back from the provider's sign-out, the page offers "Sign in" rather than signing in again
   api.signOut().then(out => location.assign(out.end_session_url || "/"), report);
 });
 

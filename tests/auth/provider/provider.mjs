@@ -6,13 +6,16 @@
 // clients: [oidc-provider client metadata], services: {client_id: {tenant, groups}} (claims of a
 // service's client-credentials tokens), accounts: {id: {name, email, tenant, groups}}}.
 // Sign-in uses oidc-provider's development login form (any password); consent is implied.
+// Accounts are read from the file at each use, so a test changes a person's groups (or removes them)
+// by rewriting it, as an administrator would at the company's provider. Clients allowed the
+// refresh_token grant get a refresh token at sign-in, a new one at every refresh.
 
 import { readFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const issuer = `http://127.0.0.1:${config.port}`;
-const accounts = config.accounts ?? {};
+const accounts = () => JSON.parse(readFileSync(process.argv[2], 'utf8')).accounts ?? {};
 const services = config.services ?? {};
 const userScopes = 'openid email profile groups tenant';
 
@@ -22,8 +25,12 @@ const provider = new Provider(issuer, {
   jwks: { keys: config.keys },
   claims: { openid: ['sub'], email: ['email'], profile: ['name'], groups: ['groups'], tenant: ['tenant'] },
   conformIdTokenClaims: false, // the ID token carries the claims, as Keycloak's and Entra's do
-  findAccount: async (ctx, id) =>
-    accounts[id] && { accountId: id, claims: async () => ({ sub: id, ...accounts[id] }) },
+  findAccount: async (ctx, id) => {
+    const account = accounts()[id];
+    return account && { accountId: id, claims: async () => ({ sub: id, ...account }) };
+  },
+  issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token'),
+  rotateRefreshToken: true,
   pkce: { required: () => true },
   features: {
     devInteractions: { enabled: true },
@@ -46,7 +53,7 @@ const provider = new Provider(issuer, {
   // the configuration.
   extraTokenClaims: async (ctx, token) => {
     if (token.kind === 'ClientCredentials') return services[token.clientId];
-    const account = accounts[token.accountId];
+    const account = accounts()[token.accountId];
     return account && { name: account.name, email: account.email, tenant: account.tenant, groups: account.groups };
   },
   loadExistingGrant: async (ctx) => {
@@ -56,7 +63,7 @@ const provider = new Provider(issuer, {
     await grant.save();
     return grant;
   },
-  ttl: { Session: 3600, Interaction: 600, Grant: 3600, AuthorizationCode: 60, IdToken: 300 },
+  ttl: { Session: 3600, Interaction: 600, Grant: 3600, AuthorizationCode: 60, IdToken: 300, RefreshToken: 3600 },
 });
 provider.on('server_error', (ctx, error) => console.error(JSON.stringify({ event: 'server_error', message: String(error) })));
 

@@ -62,6 +62,7 @@ class Collection(TypedDict):
     documents: int
     chunks: int
     size_bytes: int
+    role: NotRequired[str]  # the caller's role over it: reader, editor, owner or admin
 
 
 class Document(TypedDict):
