@@ -3,7 +3,6 @@
 #include <charconv>
 
 #include "server/json_body.h"
-#include "store/catalog.h"
 #include "text/chunker.h"
 
 namespace kotae::server {
@@ -26,11 +25,7 @@ std::string read_collection_rename(const nlohmann::json& body) {
   for (const auto& [key, value] : body.items()) {
     if (key != "name") throw bad_request("'" + key.substr(0, 100) + "': only a collection's 'name' can be changed");
   }
-  std::string name = string_field(body, "name");
-  if (!store::valid_collection_name(name)) {
-    throw bad_request("'name': use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100 characters");
-  }
-  return name;
+  return string_field(body, "name");  // checked against the catalog's rules by the route
 }
 
 std::int64_t document_id(const std::string& text) {

@@ -14,7 +14,7 @@ namespace kotae::server {
 
 // POST /v1/collections {name, embedder?, chunk_tokens?, overlap_tokens?}
 assembly::NewCollection read_new_collection(const nlohmann::json& body);
-// PATCH /v1/collections/{name} {name}: the new name, valid (store::valid_collection_name); no other field.
+// PATCH /v1/collections/{name} {name}: the new name (the route checks it against the catalog's rules); no other field.
 std::string read_collection_rename(const nlohmann::json& body);
 // A document id from a path: a positive decimal integer.
 std::int64_t document_id(const std::string& text);

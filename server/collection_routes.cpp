@@ -13,6 +13,7 @@
 #include "server/collection_roles.h"
 #include "server/json_body.h"
 #include "server/server_context.h"
+#include "store/catalog.h"
 
 namespace kotae::server {
 namespace {
@@ -128,6 +129,10 @@ void add_collection_routes(Router& router, ServerContext& context) {
              [&context](Call& call) {
                const auto& name = call.request.path_params.at("name");
                const std::string to = read_collection_rename(parse_json_object(call.request));
+               if (!store::valid_collection_name(to)) {
+                 throw bad_request(
+                     "'name': use letters, digits, '.', '_' and '-' (not starting with '.'), at most 100 characters");
+               }
                auto renamed = to == name ? value_or_throw(context.collections->get(call.tenant, name))
                                          : rename_collection(context, call.tenant, name, to);
                // As GET describes it: the caller's role is the one checked (members moved with it).
