@@ -121,6 +121,10 @@ int main(int argc, char** argv) {
   search_cmd->add_option("--rrf-k", search.rrf_k, "reciprocal rank fusion constant")->capture_default_str();
   search_cmd->add_option("--prefix", search.path_prefix, "only documents whose path starts with this");
   search_cmd->add_option("--type", search.formats, "only these formats (txt, md, html, pdf, docx)");
+  search_cmd->add_option("--where", search.where_filter,
+                         "only documents whose metadata match, e.g. 'dept = \"hr\" and year >= 2024' (docs/search.md)");
+  search_cmd->add_option("--document", search.documents, "only this document id (repeatable)")
+      ->check(CLI::PositiveNumber);
   search_cmd->add_option("--rerank", search.rerank_model, "cross-encoder model to rerank with");
   search_cmd->add_flag("--json", search.json, "hits as JSON");
 
@@ -197,6 +201,9 @@ int main(int argc, char** argv) {
   ask_cmd->add_option("-k", ask.k, "sources to retrieve")->capture_default_str()->check(CLI::Range(1, 100));
   ask_cmd->add_option("--mode", ask.mode, "bm25, vector or hybrid retrieval")->capture_default_str();
   ask_cmd->add_option("--rerank", ask.rerank_model, "cross-encoder model to rerank with");
+  ask_cmd->add_option("--where", ask.where_filter,
+                      "only documents whose metadata match, e.g. 'dept = \"hr\" and year >= 2024' (docs/search.md)");
+  ask_cmd->add_option("--document", ask.documents, "only this document id (repeatable)")->check(CLI::PositiveNumber);
   ask_cmd
       ->add_option("--min-relevance", ask.min_relevance,
                    "below this question-source cosine the documents do not cover the question")

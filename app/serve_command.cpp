@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "assembly/model_files.h"
+#include "assembly/model_pool.h"
 #include "cli/report_error.h"
 #include "core/log.h"
 #include "core/paths.h"
@@ -100,6 +101,25 @@ void add_serve_options(CLI::App& command, ServeOptions& serve) {
   flag("--cache-ttl", o.cache_ttl_s, "KOTAE_CACHE_TTL", "seconds a cached answer is served");
   flag("--embedder", o.models.embedder, "KOTAE_EMBEDDER", "embedding model loaded at start (empty: all-minilm-l6-v2)");
   flag("--rerank", o.models.reranker, "KOTAE_RERANK", "cross-encoder model to rerank with");
+  auto& rs = o.models.rerank_service;
+  flag("--rerank-url", rs.url, "KOTAE_RERANK_URL",
+       "reranking service to rerank with instead of a local --rerank model: TEI's http://HOST/rerank, Cohere's or "
+       "Jina's …/v1/rerank, Cohere's …/v2/rerank; when it fails, answers and searches keep the fused order");
+  flag("--rerank-api", serve.rerank_api, "KOTAE_RERANK_API",
+       "the API --rerank-url speaks: tei, cohere (also jina-v1), cohere-v2 (empty: from the URL's path)")
+      ->check(CLI::IsMember({"", "tei", "cohere", "cohere-v1", "jina-v1", "cohere-v2"}));
+  flag("--rerank-model", rs.model, "KOTAE_RERANK_MODEL", "model name sent to the reranking service (empty: none)");
+  flag("--rerank-key-env", serve.rerank_key_env, "KOTAE_RERANK_KEY_ENV",
+       "environment variable holding the reranking service's API key, sent as a bearer token (empty: none)");
+  flag("--rerank-timeout-ms", rs.timeout_ms, "KOTAE_RERANK_TIMEOUT_MS",
+       "milliseconds one request to the reranking service may take; past it the rerank is skipped")
+      ->check(CLI::Range(1L, 600000L));
+  flag("--rerank-batch", rs.max_batch, "KOTAE_RERANK_BATCH",
+       "passages per request to the reranking service; more are sent as several requests at once")
+      ->check(CLI::Range(1, 10000));
+  flag("--rerank-cool-down-ms", rs.cool_down_ms, "KOTAE_RERANK_COOL_DOWN_MS",
+       "after 3 failed calls in a row the reranking service is skipped this long, then tried again")
+      ->check(CLI::Range(0L, 3600000L));
   flag("--alias", o.models.aliases, "KOTAE_ALIAS",
        "NAME=MODEL: another model name the OpenAI- and TEI-style endpoints accept (repeatable), e.g. "
        "gpt-4o-mini=smollm2-135m-instruct");
@@ -172,6 +192,19 @@ Result<void> check_serve_settings(const ServeOptions& options) {
                                               "scripts/setup --model NAME installs one"));
   KOTAE_TRY(assembly::require_installed_model(data, "--model", o.models.backends.model, "generator",
                                               "kotae model add FILE.gguf --name NAME installs one"));
+  if (const auto& rerank_url = o.models.rerank_service.url; !rerank_url.empty()) {
+    if (!o.models.reranker.empty()) {
+      return make_error(ErrorCode::invalid_argument,
+                        "--rerank " + o.models.reranker +
+                            " and --rerank-url: give one (a local cross-encoder or a reranking service), not both");
+    }
+    const auto api =
+        options.rerank_api.empty() ? rerank_api_from_url(rerank_url) : parse_rerank_api(options.rerank_api);
+    if (!api) return api.error();
+    auto probe = o.models.rerank_service;
+    probe.url = rerank_url;
+    if (auto checked = RerankServiceClient::create(probe); !checked) return checked.error();
+  }
   const auto& url = o.models.backends.openai_url;
   if (!url.empty()) {
     const auto scheme_end = url.find("://");
@@ -272,6 +305,17 @@ int run_serve(ServeOptions options) {
   }
   if (const char* key = std::getenv(options.openai_key_env.c_str()))
     options.server.models.backends.openai_api_key = key;
+  if (auto& rs = options.server.models.rerank_service; !rs.url.empty()) {
+    rs.api = (options.rerank_api.empty() ? rerank_api_from_url(rs.url) : parse_rerank_api(options.rerank_api)).value();
+    if (!options.rerank_key_env.empty()) {
+      const char* key = std::getenv(options.rerank_key_env.c_str());
+      if (!key || !*key) {
+        return report_error(make_error(ErrorCode::invalid_argument,
+                                       "--rerank-key-env " + options.rerank_key_env + ": the variable is not set"));
+      }
+      rs.api_key = key;
+    }
+  }
   // The model loaders read the trusted keys where every command does (model/model_integrity.h); a flag
   // or config file value joins them through the same variable, set before any thread starts.
   if (!options.trusted_keys.empty()) ::setenv("KOTAE_TRUSTED_KEYS", options.trusted_keys.c_str(), 1);

@@ -15,6 +15,10 @@ struct ServeOptions {
   OidcFlags oidc;  // with the roles groups give (--group-role), for the proxy's users too
   ProxyFlags proxy;
   std::string openai_key_env = "OPENAI_API_KEY";
+  // The reranking service (--rerank-url): its API (empty: from the URL's path) and the variable holding
+  // its key (empty: none sent).
+  std::string rerank_api;
+  std::string rerank_key_env;
   double shutdown_deadline_s = 30;
   double answer_wait_s = 30;     // for an answer worker to start a task (the "workers" back-end)
   double answer_silence_s = 60;  // between a started task's pieces

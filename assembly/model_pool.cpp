@@ -26,6 +26,21 @@ Result<std::unique_ptr<ModelPool>> ModelPool::load(const ModelPoolOptions& optio
   auto encoder = pool->encoder(pool->default_embedder_);
   if (!encoder) return encoder.error();
   pool->embedding_reranker_ = std::make_unique<EmbeddingReranker>(*encoder);
+  if (!options.reranker.empty() && !options.rerank_service.url.empty()) {
+    return make_error(ErrorCode::invalid_argument, "--rerank " + options.reranker +
+                                                       " and --rerank-url: give one (a local cross-encoder or a "
+                                                       "reranking service), not both");
+  }
+  if (!options.rerank_service.url.empty()) {
+    // Not asked at start: a service that is down now costs each search nothing once the circuit opens,
+    // and is used as soon as it answers.
+    pool->rerank_service_ = KOTAE_TRY_VALUE(RerankServiceClient::create(options.rerank_service));
+    pool->reranker_model_ = options.rerank_service.model;
+    log_event("rerank_service", {{"api", to_string(options.rerank_service.api)},
+                                 {"model", options.rerank_service.model},
+                                 {"timeout_ms", options.rerank_service.timeout_ms},
+                                 {"batch", options.rerank_service.max_batch}});
+  }
   if (!options.reranker.empty()) {
     CrossEncoderOptions cross_options;
     cross_options.session = pool->encoder_options_.session;

@@ -15,6 +15,7 @@
 #include "core/result.h"
 #include "model/gpu_failover.h"
 #include "model/installed_models.h"
+#include "model/rerank_service_client.h"
 #include "model/reranker.h"
 #include "model/sentence_encoder.h"
 #include "rag/answer_backends.h"
@@ -25,6 +26,8 @@ struct ModelPoolOptions {
   std::filesystem::path data_dir;
   std::string embedder;  // loaded and warmed up at start; empty: the default embedding model
   std::string reranker;  // a cross-encoder in DATA/models; empty: none (POST /v1/rerank uses cosine)
+  // A reranking service (--rerank-url) in the cross-encoder's place; its url empty: none. Not both.
+  RerankServiceOptions rerank_service;
   // How the embedders and the reranker run on ONNX Runtime: providers, threads, graph optimisation,
   // deterministic kernels, precision (fp16: the manifest's FP16 variant). Spinning is always off here.
   EncoderOptions encoder;
@@ -59,13 +62,19 @@ class ModelPool {
   Result<std::shared_ptr<const Encoder>> bulk_encoder(const std::string& model);
   const std::string& default_embedder() const { return default_embedder_; }
   const batch::BatchPolicy& batch_policy() const { return policy_; }
-  // The cross-encoder (behind its batcher), or null when none is configured.
-  const Reranker* cross_encoder() const { return cross_encoder_.get(); }
+  // The rerank stage: the cross-encoder (behind its batcher), the reranking service (--rerank-url) in
+  // its place, or null when neither is configured.
+  const Reranker* cross_encoder() const {
+    return cross_encoder_ ? static_cast<const Reranker*>(cross_encoder_.get()) : rerank_service_.get();
+  }
+  // The reranking service, or null: its scores are the service's own (TEI's and Cohere's probabilities,
+  // llama.cpp's logits), so the rerank routes pass them on as they are.
+  const RerankServiceClient* rerank_service() const { return rerank_service_.get(); }
   const std::string& reranker_model() const { return reranker_model_; }  // its name in DATA/models
   // What DATA/models holds now (read from the manifests on each call).
   std::vector<InstalledModel> installed() const;
   // What POST /v1/rerank scores with: the cross-encoder, else cosine over the default embedder.
-  const Reranker& reranker() const { return cross_encoder_ ? *cross_encoder_ : *embedding_reranker_; }
+  const Reranker& reranker() const { return cross_encoder() ? *cross_encoder() : *embedding_reranker_; }
   const rag::AnswerBackends& backends() const { return backends_; }
   std::vector<EmbedderStatus> embedders() const;
   // The model an alias stands for; any other name as it is.
@@ -102,6 +111,7 @@ class ModelPool {
   std::mutex load_mutex_;     // held while a model loads
   std::map<std::string, Loaded> embedders_;
   std::unique_ptr<batch::BatchedReranker> cross_encoder_;
+  std::unique_ptr<RerankServiceClient> rerank_service_;
   std::string reranker_model_;
   std::unique_ptr<Reranker> embedding_reranker_;
   rag::AnswerBackends backends_;

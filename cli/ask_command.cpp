@@ -8,6 +8,7 @@
 
 #include "assembly/answering.h"
 #include "cli/report_error.h"
+#include "cli/search_command.h"
 #include "rag/answer_backends.h"
 #include "rag/answer_json.h"
 
@@ -24,6 +25,11 @@ int run_ask(const AskOptions& options) {
   rag::AnswerOptions ask;
   ask.search.mode = *mode;
   ask.search.k = options.k;
+  if (auto added =
+          add_filter_flags(ask.search.filter, options.where_filter, options.documents, (*answering)->collection());
+      !added) {
+    return report_error(added.error());
+  }
   ask.min_relevance = options.min_relevance;
   ask.generation = {options.max_tokens, options.temperature, options.top_p, options.seed, options.stop};
 

@@ -31,6 +31,8 @@ struct AskOptions {
   std::size_t k = 5;
   std::string mode = "hybrid";
   std::string rerank_model;
+  std::string where_filter;             // --where: a metadata filter (docs/search.md#metadata-filters)
+  std::vector<std::int64_t> documents;  // --document: only these document ids
   double min_relevance = 0.3;
   bool json = false;
 };

@@ -13,6 +13,7 @@
 #include "cli/report_error.h"
 #include "search/hybrid_retriever.h"
 #include "search/search_json.h"
+#include "store/metadata_filter.h"
 
 namespace kotae::cli {
 namespace {
@@ -71,6 +72,19 @@ std::string join_path(const std::vector<std::string>& headings) {
 
 }  // namespace
 
+Result<void> add_filter_flags(store::SearchFilter& filter, const std::string& where_filter,
+                              const std::vector<std::int64_t>& documents, const store::Collection& collection) {
+  filter.documents = documents;
+  if (where_filter.find_first_not_of(" \t\r\n") == std::string::npos) return {};
+  auto parsed = store::MetadataFilter::parse(where_filter);
+  if (!parsed) return make_error(ErrorCode::invalid_argument, "--where: " + parsed.error().message);
+  filter.where = *parsed;
+  if (auto checked = collection.check_filter(filter); !checked) {
+    return make_error(checked.error().code, "--where: " + checked.error().message);
+  }
+  return {};
+}
+
 int run_search(const SearchCommandOptions& options) {
   auto mode = search::parse_search_mode(options.mode);
   if (!mode) return report_error(make_error(ErrorCode::invalid_argument, "--mode must be bm25, vector or hybrid"));
@@ -87,6 +101,10 @@ int run_search(const SearchCommandOptions& options) {
   search.candidates = options.candidates;
   search.rrf_k = options.rrf_k;
   search.filter = {options.path_prefix, options.formats};
+  if (auto added = add_filter_flags(search.filter, options.where_filter, options.documents, *open->collection);
+      !added) {
+    return report_error(added.error());
+  }
   auto result = retriever->search(options.query, search);
   if (!result) return report_error(result.error());
 

@@ -53,7 +53,8 @@ store::JobRow row_of(const JobStatus& status) {
   return {status.id, status.tenant, status.collection, job_record(status).dump()};
 }
 
-rag::FileReport index_upload(rag::Ingester& ingester, const fs::path& file, const std::string& name) {
+rag::FileReport index_upload(rag::Ingester& ingester, const fs::path& file, const std::string& name,
+                             const std::string& metadata_json) {
   rag::FileReport failed;
   failed.path = name;
   std::ifstream in(file, std::ios::binary);
@@ -62,7 +63,7 @@ rag::FileReport index_upload(rag::Ingester& ingester, const fs::path& file, cons
     failed.error = "cannot read the upload back";
     return failed;
   }
-  auto report = ingester.ingest_bytes(name, bytes, text::document_format(name), R"({"source":"upload"})");
+  auto report = ingester.ingest_bytes(name, bytes, text::document_format(name), metadata_json);
   if (!report) {
     failed.error = report.error().message;
     return failed;
@@ -113,17 +114,16 @@ fs::path IngestJobs::incoming_dir(const assembly::ServedCollection& collection, 
 }
 
 Result<JobStatus> IngestJobs::submit(const std::string& id, std::shared_ptr<assembly::ServedCollection> collection,
-                                     std::vector<std::string> files) {
+                                     std::vector<JobFile> files, std::string metadata_json) {
   auto job = std::make_shared<Job>();
   job->status.id = id;
   job->status.tenant = collection->tenant;
   job->status.collection = collection->name;
   job->status.created = unix_seconds();
+  job->status.metadata_json = std::move(metadata_json);
   const fs::path incoming = incoming_dir(*collection, id);
   std::error_code ec;
-  for (auto& f : files) {
-    JobFile file;
-    file.name = std::move(f);
+  for (auto& file : files) {
     file.bytes = fs::file_size(incoming / file.name, ec);
     job->status.bytes_total += file.bytes;
     job->status.files.push_back(std::move(file));
@@ -470,7 +470,7 @@ void IngestJobs::run(const std::shared_ptr<Job>& shared_job) {
     });
     // Indexed under its file name (what the user uploaded), not the server's path to it.
     const auto start = std::chrono::steady_clock::now();
-    auto report = index_upload(ingester, *stored, name);
+    auto report = index_upload(ingester, *stored, name, upload_metadata(snapshot(), i));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (report.status == rag::FileStatus::failed && job.stop) {  // stopped part-way: nothing of it was stored
       update([&](JobStatus& s) { requeue(s.files[i]); });

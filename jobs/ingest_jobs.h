@@ -62,10 +62,12 @@ class IngestJobs {
   // The folder a new job's files go to before submit (uploads/.incoming/ID).
   static std::filesystem::path incoming_dir(const assembly::ServedCollection& collection, const std::string& id);
 
-  // The files are in incoming_dir(id), written and synced. Records the job (synced) before it returns:
-  // a job returned here is never forgotten. An io error when the record cannot be written.
+  // The files (their names, and each one's own metadata) are in incoming_dir(id), written and synced;
+  // `metadata_json` is the caller's metadata for all of them ("" for none). Records the job (synced)
+  // before it returns: a job returned here is never forgotten. An io error when the record cannot be
+  // written.
   Result<JobStatus> submit(const std::string& id, std::shared_ptr<assembly::ServedCollection> collection,
-                           std::vector<std::string> files);
+                           std::vector<JobFile> files, std::string metadata_json = "");
   // At start, per open collection: its unfinished jobs are queued again (a file that was being indexed
   // starts over), its finished ones are remembered, and incoming folders that no job names (uploads
   // never acknowledged) are removed.

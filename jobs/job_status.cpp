@@ -4,11 +4,31 @@
 
 #include "core/log.h"
 #include "core/random_id.h"
+#include "text/document_metadata.h"
 
 namespace kotae::jobs {
 
 std::string new_job_id() {
   return random_id("job_");
+}
+
+namespace {
+
+nlohmann::json metadata_object(const std::string& text) {
+  auto metadata = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return metadata.is_object() ? metadata : nlohmann::json::object();
+}
+
+}  // namespace
+
+std::string upload_metadata(const JobStatus& job, std::size_t file) {
+  nlohmann::json metadata = job.metadata_json.empty() ? nlohmann::json::object() : metadata_object(job.metadata_json);
+  if (file < job.files.size() && !job.files[file].metadata_json.empty()) {
+    const nlohmann::json own = metadata_object(job.files[file].metadata_json);  // its keys win
+    for (const auto& [key, value] : own.items()) metadata[key] = value;
+  }
+  metadata[text::kSourceKey] = "upload";
+  return metadata.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 bool job_file_done(const JobFile& file) {
@@ -39,23 +59,26 @@ nlohmann::json job_json(const JobStatus& s) {
       file["ocr_pages"] = f.ocr_pages;
       file["ocr_pages_done"] = f.ocr_pages_done;
     }
+    if (!f.metadata_json.empty()) file["metadata"] = metadata_object(f.metadata_json);
     files.push_back(std::move(file));
   }
   auto time = [](double t) { return t > 0 ? nlohmann::json(t) : nlohmann::json(nullptr); };
-  return {{"id", s.id},
-          {"object", "job"},
-          {"collection", s.collection},
-          {"state", s.state},
-          {"files", files},
-          {"progress",
-           {{"files_done", s.files_done},
-            {"files_total", s.files.size()},
-            {"chunks", s.chunks},
-            {"bytes_done", s.bytes_done},
-            {"bytes_total", s.bytes_total}}},
-          {"created_at", s.created},
-          {"started_at", time(s.started)},
-          {"finished_at", time(s.finished)}};
+  nlohmann::json job{{"id", s.id},
+                     {"object", "job"},
+                     {"collection", s.collection},
+                     {"state", s.state},
+                     {"files", files},
+                     {"progress",
+                      {{"files_done", s.files_done},
+                       {"files_total", s.files.size()},
+                       {"chunks", s.chunks},
+                       {"bytes_done", s.bytes_done},
+                       {"bytes_total", s.bytes_total}}},
+                     {"created_at", s.created},
+                     {"started_at", time(s.started)},
+                     {"finished_at", time(s.finished)}};
+  if (!s.metadata_json.empty()) job["metadata"] = metadata_object(s.metadata_json);
+  return job;
 }
 
 nlohmann::json job_record(const JobStatus& job) {
@@ -80,6 +103,7 @@ std::optional<JobStatus> job_from_record(const nlohmann::json& r) {
       file.error = f.value("error", "");
       file.ocr_pages = f.value("ocr_pages", std::uint32_t{0});
       file.ocr_pages_done = std::min(f.value("ocr_pages_done", std::uint32_t{0}), file.ocr_pages);
+      if (const auto m = f.find("metadata"); m != f.end() && m->is_object()) file.metadata_json = m->dump();
       s.files.push_back(std::move(file));
     }
     const auto& p = r.at("progress");
@@ -91,6 +115,7 @@ std::optional<JobStatus> job_from_record(const nlohmann::json& r) {
     s.created = time("created_at");
     s.started = time("started_at");
     s.finished = time("finished_at");
+    if (const auto m = r.find("metadata"); m != r.end() && m->is_object()) s.metadata_json = m->dump();
     return s;
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;

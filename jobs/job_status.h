@@ -26,6 +26,9 @@ struct JobFile {
   // loader reports them while the file is indexing; 0 and 0 for a file with nothing to OCR (the JSON
   // forms leave both out then). They stay once the file is done; a file that starts over resets them.
   std::uint32_t ocr_pages = 0, ocr_pages_done = 0;
+  // The caller's metadata for this file alone (the upload's metadata[NAME] part), a JSON object's text
+  // checked when the upload was read; "" when none. Its keys win over the job's.
+  std::string metadata_json;
 };
 
 // A file's OCR as the loader reports it (text::LoadLimits::on_ocr_page): each OCR'd part of the file
@@ -57,6 +60,9 @@ struct JobStatus {
   std::size_t chunks = 0;
   std::uint64_t bytes_done = 0, bytes_total = 0;
   double created = 0, started = 0, finished = 0;  // Unix seconds; 0 until it happens
+  // The caller's metadata for every file of the upload (its `metadata` part), a JSON object's text
+  // checked when the upload was read; "" when none.
+  std::string metadata_json;
 };
 
 // A new job's id ("job_" and random letters).
@@ -65,6 +71,10 @@ std::string new_job_id();
 bool job_file_done(const JobFile& file);
 // A job all of whose files are done gets its final state (cancelled, failed, partial, succeeded).
 void settle_job(JobStatus& job, bool cancel_requested);
+
+// The metadata a job's file is indexed with: the job's, then the file's own over it, then `source`
+// "upload" (the server's; text/document_metadata.h), as a JSON object's text.
+std::string upload_metadata(const JobStatus& job, std::size_t file);
 
 // A record as job_record writes it, read back from a store; corrupt when it is not one.
 Result<JobStatus> parse_job_record(std::string_view text);

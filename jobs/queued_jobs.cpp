@@ -17,7 +17,8 @@ Result<queue::QueueStats> QueuedJobs::stats() {
 }
 
 Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::string& collection,
-                                     const std::vector<UploadedFile>& files, queue::Priority priority) {
+                                     const std::vector<UploadedFile>& files, const std::string& metadata_json,
+                                     queue::Priority priority) {
   if (options_.max_waiting > 0) {
     const auto figures = KOTAE_TRY_VALUE(stats());
     if (static_cast<std::size_t>(figures.waiting) + files.size() > options_.max_waiting) {
@@ -31,9 +32,11 @@ Result<JobStatus> QueuedJobs::submit(const std::string& tenant, const std::strin
   job.tenant = tenant;
   job.collection = collection;
   job.created = unix_seconds();
+  job.metadata_json = metadata_json;
   for (const auto& f : files) {
     JobFile file;
     file.name = f.name;
+    file.metadata_json = f.metadata_json;
     file.bytes = f.body.size();
     job.bytes_total += file.bytes;
     job.files.push_back(std::move(file));

@@ -46,11 +46,13 @@ class QueuedJobs {
   QueuedJobs(std::shared_ptr<store::PgPool> pool, std::shared_ptr<queue::WorkQueuePool> queue,
              QueuedJobsOptions options = {});
 
-  // API side. Stores the files and the job, then queues one entry per file in `priority`'s band. A
-  // queue over its bound is `overloaded`; Redis or PostgreSQL out of reach is `unavailable` (nothing
-  // of the upload is kept).
+  // API side. Stores the files and the job (with the caller's metadata for all files, `metadata_json`,
+  // and each file's own, both checked already; "" for none), then queues one entry per file in
+  // `priority`'s band. A queue over its bound is `overloaded`; Redis or PostgreSQL out of reach is
+  // `unavailable` (nothing of the upload is kept).
   Result<JobStatus> submit(const std::string& tenant, const std::string& collection,
-                           const std::vector<UploadedFile>& files, queue::Priority priority);
+                           const std::vector<UploadedFile>& files, const std::string& metadata_json,
+                           queue::Priority priority);
   // Cancels what no worker has started yet (at once, in the record) and asks the workers to skip the
   // rest; nullopt when the tenant has no such job.
   Result<std::optional<JobStatus>> cancel(const std::string& id, const std::string& tenant);

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/metadata_filter.h"
+
 namespace kotae::rag {
 
 AnswerCache::AnswerCache(AnswerCacheOptions options) : options_(options) {}
@@ -73,6 +75,8 @@ std::string answer_cache_key(std::string_view scope, std::string_view question, 
                                 s.rrf_k,
                                 s.filter.path_prefix,
                                 s.filter.formats,
+                                s.filter.documents,
+                                s.filter.where ? s.filter.where->text() : std::string(),
                                 s.rerank,
                                 s.rerank_candidates,
                                 o.min_relevance,

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "search/search_json.h"
+
 namespace kotae::rag {
 
 namespace {
@@ -37,6 +39,7 @@ nlohmann::json to_json(const Citation& c) {
                    {"text", c.text},
                    {"answer_start", c.answer_start},
                    {"answer_end", c.answer_end}};
+  j["metadata"] = search::metadata_json(c.metadata_json);
   if (!c.table_header.empty()) j["table_header"] = c.table_header;
   if (!c.boxes.empty()) j["boxes"] = boxes_json(c.boxes);
   return j;
@@ -56,7 +59,8 @@ nlohmann::json to_json(const Source& s) {
                    {"relevance", s.relevance},
                    {"score", s.score},
                    {"heading_path", s.heading_path},
-                   {"text", s.text}};
+                   {"text", s.text},
+                   {"metadata", search::metadata_json(s.metadata_json)}};
   if (!s.table.empty()) {
     j["table"] = s.table;
     j["row_first"] = s.row_first;
@@ -88,6 +92,8 @@ Result<std::vector<Source>> sources_from_json(const nlohmann::json& sources) {
       j.at("document").get_to(s.document);
       j.at("title").get_to(s.title);
       s.format = j.value("format", "");
+      // absent in turns stored before it was
+      if (const auto m = j.find("metadata"); m != j.end() && m->is_object()) s.metadata_json = m->dump();
       j.at("page_first").get_to(s.page_first);
       j.at("page_last").get_to(s.page_last);
       j.at("start").get_to(s.begin);

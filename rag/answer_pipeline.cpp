@@ -27,6 +27,7 @@ Source to_source(const search::SearchHit& hit, double relevance) {
   s.document = hit.document_path;
   s.title = hit.document_title;
   s.format = hit.document_format;
+  s.metadata_json = hit.document_metadata_json;
   s.page_first = hit.chunk.page_first;
   s.page_last = hit.chunk.page_last;
   s.begin = hit.chunk.begin;
@@ -135,8 +136,14 @@ struct AnswerPipeline::Run : std::enable_shared_from_this<AnswerPipeline::Run> {
     auto reranked = [self, hits, rerank_start = Clock::now()](Result<std::vector<float>> scores) {
       self->answer.timings.rerank = ms_since(rerank_start);
       self->post([self, hits, scores = std::move(scores)] {
-        if (!scores) return self->done(scores.error());
-        search::HybridRetriever::rerank_by(*hits, *scores, self->options.search);
+        // A failed rerank leaves the fused order; the answer goes on and names it in its fallbacks
+        // (which also keeps it out of the answer cache).
+        if (scores) {
+          search::HybridRetriever::rerank_by(*hits, *scores, self->options.search);
+        } else {
+          search::HybridRetriever::skip_rerank(*hits, scores.error(), self->options.search);
+          self->answer.fallbacks.push_back({"rerank", scores.error().message});
+        }
         self->answer_from(std::move(hits->hits));
       });
     };

@@ -69,7 +69,7 @@ struct Answer {
   bool covered = true;
   std::vector<Source> sources;  // numbered as the answer cites them
   std::vector<Citation> citations;
-  std::vector<Fallback> fallbacks;  // back-ends that were tried first and failed
+  std::vector<Fallback> fallbacks;  // back-ends tried first that failed, and a failed rerank ("rerank")
   StageTimings timings;
   GenerationStats generation;
   std::string cache = "off";  // "hit": from the answer cache; "miss": looked up, answered, kept; "off": not looked up

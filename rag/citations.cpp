@@ -154,6 +154,7 @@ Citation cite(const Source& source, std::size_t begin, std::size_t end) {
   c.document_id = source.document_id;
   c.document = source.document;
   c.title = source.title;
+  c.metadata_json = source.metadata_json;
   c.format = source.format;
   c.page = source.page_first;
   c.page_last = source.page_last;

@@ -23,6 +23,7 @@ struct Citation {
   std::string document;
   std::string title;
   std::string format;
+  std::string metadata_json = "{}";              // the document's metadata as stored (Source::metadata_json)
   std::uint32_t page = 0;                        // the chunk's first page; 0 when the document has none
   std::uint32_t page_last = 0;                   // the chunk's last: the cited words are on one of these
   std::size_t start = 0, end = 0;                // bytes of the document's text

@@ -19,6 +19,7 @@ struct Source {
   std::string document;  // the document's path (or name) in the collection
   std::string title;
   std::string format;                           // "pdf", "html", ...: how a viewer shows the document
+  std::string metadata_json = "{}";             // the document's metadata as stored (a JSON object's text)
   std::uint32_t page_first = 0, page_last = 0;  // 0: the document has no pages
   std::size_t begin = 0, end = 0;               // the chunk's bytes in the document's text
   std::vector<std::string> heading_path;

@@ -154,6 +154,7 @@ Result<SearchResult> HybridRetriever::fuse(RetrievedLists retrieved, const Searc
     hit.document_path = documents[i].path;
     hit.document_title = documents[i].title;
     hit.document_format = documents[i].format;
+    hit.document_metadata_json = documents[i].metadata_json;
     hit.score = candidates[i].score;
     const auto& ranks = candidates[i].ranks;
     hit.bm25_rank = retrieved.bm25 ? ranks[0] : 0;
@@ -182,6 +183,14 @@ void HybridRetriever::rerank_by(SearchResult& fused, std::span<const float> scor
   std::stable_sort(fused.hits.begin(), fused.hits.begin() + static_cast<std::ptrdiff_t>(reranked),
                    [](const SearchHit& a, const SearchHit& b) { return *a.rerank_score > *b.rerank_score; });
   if (fused.hits.size() > options.k) fused.hits.resize(options.k);
+}
+
+void HybridRetriever::skip_rerank(SearchResult& fused, const Error& error, const SearchOptions& options) {
+  if (fused.hits.size() > options.k) fused.hits.resize(options.k);
+  StageFallback fallback;
+  fallback.backend = "rerank";
+  fallback.error = error.message;
+  fused.fallbacks.push_back(std::move(fallback));
 }
 
 }  // namespace kotae::search

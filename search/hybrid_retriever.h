@@ -44,8 +44,9 @@ struct SearchHit {
   std::string document_path;
   std::string document_title;
   std::string document_format;
-  double score = 0;           // the ranking score: RRF, BM25, cosine, or the reranker's, by mode
-  std::size_t bm25_rank = 0;  // 1-based rank in each retriever's list, 0 when absent
+  std::string document_metadata_json = "{}";  // the document's metadata as stored (a JSON object's text)
+  double score = 0;                           // the ranking score: RRF, BM25, cosine, or the reranker's, by mode
+  std::size_t bm25_rank = 0;                  // 1-based rank in each retriever's list, 0 when absent
   std::size_t vector_rank = 0;
   std::optional<float> rerank_score;
 };
@@ -54,9 +55,16 @@ struct SearchTiming {  // milliseconds
   double embed = 0, bm25 = 0, vector = 0, fuse = 0, rerank = 0, fetch = 0, total = 0;
 };
 
+// A stage that failed and was passed over, as answers report their back-ends: {"rerank", why}.
+struct StageFallback {
+  std::string backend;
+  std::string error;
+};
+
 struct SearchResult {
   std::vector<SearchHit> hits;
   SearchTiming timing;
+  std::vector<StageFallback> fallbacks = {};  // the reranker failed: the hits keep their fused order
 };
 
 // Each retriever's candidates, best first: [bm25?, vector?].
@@ -87,6 +95,9 @@ class HybridRetriever {
   bool reranks(const SearchOptions& options) const { return reranker_ && options.rerank; }
   static std::vector<std::string> rerank_passages(const SearchResult& fused, const SearchOptions& options);
   static void rerank_by(SearchResult& fused, std::span<const float> scores, const SearchOptions& options);
+  // 3, when the reranker failed: the fused order cut to k, and the failure noted in `fallbacks`. A
+  // search goes on without its rerank stage rather than failing.
+  static void skip_rerank(SearchResult& fused, const Error& error, const SearchOptions& options);
 
  private:
   HybridRetriever(const store::Collection& collection, const Encoder* encoder, const Reranker* reranker)

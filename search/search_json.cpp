@@ -2,6 +2,11 @@
 
 namespace kotae::search {
 
+nlohmann::json metadata_json(std::string_view stored) {
+  auto metadata = nlohmann::json::parse(stored, nullptr, /*allow_exceptions=*/false);
+  return metadata.is_object() ? metadata : nlohmann::json::object();
+}
+
 nlohmann::json to_json(const SearchHit& h, std::size_t rank) {
   nlohmann::json hit{{"rank", rank},
                      {"score", h.score},
@@ -17,6 +22,7 @@ nlohmann::json to_json(const SearchHit& h, std::size_t rank) {
                      {"bm25_rank", h.bm25_rank},
                      {"vector_rank", h.vector_rank},
                      {"text", h.chunk.text}};
+  hit["metadata"] = metadata_json(h.document_metadata_json);
   if (h.rerank_score) hit["rerank_score"] = *h.rerank_score;
   if (!h.chunk.table.empty()) {
     hit["table"] = h.chunk.table;
@@ -34,7 +40,13 @@ nlohmann::json to_json(const SearchTiming& t) {
 nlohmann::json to_json(const SearchResult& result, std::string_view query, SearchMode mode) {
   nlohmann::json hits = nlohmann::json::array();
   for (std::size_t i = 0; i < result.hits.size(); ++i) hits.push_back(to_json(result.hits[i], i + 1));
-  return {{"query", query}, {"mode", to_string(mode)}, {"hits", hits}, {"timing_ms", to_json(result.timing)}};
+  nlohmann::json fallbacks = nlohmann::json::array();
+  for (const auto& f : result.fallbacks) fallbacks.push_back({{"backend", f.backend}, {"error", f.error}});
+  return {{"query", query},
+          {"mode", to_string(mode)},
+          {"hits", hits},
+          {"timing_ms", to_json(result.timing)},
+          {"fallbacks", fallbacks}};
 }
 
 }  // namespace kotae::search

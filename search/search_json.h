@@ -7,6 +7,9 @@
 
 namespace kotae::search {
 
+// A document's metadata as stored (JSON text) as the object a hit or source shows; {} when unreadable.
+nlohmann::json metadata_json(std::string_view stored);
+// A hit, with its document's "metadata".
 nlohmann::json to_json(const SearchHit& hit, std::size_t rank);
 nlohmann::json to_json(const SearchTiming& timing);
 // {"query", "mode", "hits", "timing_ms"}

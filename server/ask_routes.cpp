@@ -44,6 +44,7 @@ AskCall read_ask(const nlohmann::json& body, const Call& call, ServerContext& co
   ask.question = std::move(request.question);
   ask.owner = conversation_owner(call);
   ask.collection = value_or_throw(context.collections->get(call.tenant, request.collection));
+  check_filter_fields(ask.collection->store->check_filter(request.options.search.filter));
   ask.options = std::move(request.options);
   ask.backends = std::move(request.backends);
   ask.follow_up = !request.conversation_id.empty();

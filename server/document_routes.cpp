@@ -1,5 +1,7 @@
 // A collection's documents:
 //   GET    /v1/collections/{name}/documents            list documents
+//   GET    /v1/collections/{name}/documents/{id}       one document (its metadata among the rest)
+//   PATCH  /v1/collections/{name}/documents/{id}       {"metadata": {...}} replaces what callers gave
 //   GET    /v1/collections/{name}/documents/{id}/text  the text the citations' spans point into
 //   GET    /v1/collections/{name}/documents/{id}/file  the original file, while the server has it unchanged
 //   DELETE /v1/collections/{name}/documents/{id}       remove one document (and its kept upload)
@@ -9,6 +11,7 @@
 #include "server/document_files.h"
 #include "server/json_body.h"
 #include "server/server_context.h"
+#include "text/document_metadata.h"
 
 namespace kotae::server {
 namespace {
@@ -39,6 +42,33 @@ FoundDocument find_document(ServerContext& context, const Call& call) {
   return {std::move(c), std::move(*document)};
 }
 
+// The document's record without its text; 404 when there is none.
+store::DocumentRecord find_record(const assembly::ServedCollection& c, std::int64_t id) {
+  const std::int64_t ids[] = {id};
+  auto found = value_or_throw(c.store->documents(ids));
+  if (found.empty() || found.front().id != id)
+    throw ApiError{404, "not_found", "no document " + std::to_string(id) + " in collection '" + c.name + "'"};
+  return std::move(found.front());
+}
+
+// PATCH's body: {"metadata": {...}}, checked as an upload's (text/document_metadata.h), a `source` only
+// as the document has it. What is stored: that object, with the document's `source` and the keys its
+// file set (title, author, created, modified, an e-mail's headers) kept where it does not name them.
+std::string patched_metadata(const nlohmann::json& body, const store::DocumentRecord& document) {
+  for (const auto& [key, value] : body.items()) {
+    if (key != "metadata") throw bad_request("'" + key + "' cannot be changed: a document's 'metadata' can");
+  }
+  const auto given = body.find("metadata");
+  if (given == body.end() || !given->is_object()) throw bad_request("'metadata' must be a JSON object");
+  auto stored = nlohmann::json::parse(document.metadata_json, nullptr, /*allow_exceptions=*/false);
+  if (!stored.is_object()) stored = nlohmann::json::object();
+  const auto source = stored.find(text::kSourceKey);
+  const std::string server_source = source != stored.end() && source->is_string() ? source->get<std::string>() : "";
+  if (auto checked = text::check_metadata(*given, "metadata", server_source); !checked)
+    throw bad_request(checked.error().message);
+  return text::replace_caller_metadata(stored, *given).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // RFC 6266's filename*: the name percent-encoded as UTF-8, so no byte of it can end the header.
 std::string attachment_name(const std::string& path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
@@ -64,6 +94,26 @@ void add_document_routes(Router& router, ServerContext& context) {
     for (const auto& d : value_or_throw(c->store->documents())) data.push_back(describe(d));
     call.responder->send(json_response(200, {{"object", "list"}, {"data", data}}));
   });
+
+  router.add("GET", "/v1/collections/{name}/documents/{id}", [&context](Call& call) {
+    auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
+    call.responder->send(json_response(200, describe(find_record(*c, document_id(call.request.path_params.at("id"))))));
+  });
+
+  router.add("PATCH", "/v1/collections/{name}/documents/{id}",
+             [&context](Call& call) {
+               const auto body = parse_json_object(call.request);
+               auto c = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
+               auto document = find_record(*c, document_id(call.request.path_params.at("id")));
+               document.metadata_json = patched_metadata(body, document);
+               // A document replaced meanwhile (indexed again) has a new id: this one is gone, 404.
+               if (!value_or_throw(c->store->update_document_metadata(document.id, document.metadata_json)))
+                 throw ApiError{404, "not_found",
+                                "no document " + std::to_string(document.id) + " in collection '" + c->name + "'"};
+               c->generation++;  // cached answers show documents' metadata: they are stale now
+               call.responder->send(json_response(200, describe(document)));
+             },
+             {.needs = Role::editor, .audit = "document.update"});
 
   router.add("GET", "/v1/collections/{name}/documents/{id}/text", [&context](Call& call) {
     auto found = find_document(context, call);

@@ -47,6 +47,8 @@ void add_health_routes(Router& router, ServerContext& context) {
                if (context.ready.load()) {
                  for (const auto& e : context.models->embedders())
                    context.metrics.set_batch_queue(e.model, e.queue_depth);
+                 if (const auto* service = context.models->rerank_service())
+                   context.metrics.set_rerank_service(service->stats());
                }
                std::string text = context.metrics.text();
                // The work queues' figures; with Redis unreachable they are left out, the rest still served.

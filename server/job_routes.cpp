@@ -6,7 +6,8 @@
 //                                             until it finishes
 //   DELETE /v1/jobs/{id}                      cancel (stops at its next page or batch of chunks)
 // With a work queue (serve --queue) an upload is stored in PostgreSQL and queued for the workers
-// (jobs/queued_jobs.h); ?priority=bulk queues it behind interactive uploads (re-indexing).
+// (jobs/queued_jobs.h); ?priority=bulk queues it behind interactive uploads (re-indexing). The form's
+// metadata fields (server/upload_request.h) travel in the job's record to whoever indexes its files.
 
 #include <chrono>
 #include <fstream>
@@ -65,13 +66,14 @@ queue::Priority priority_of(const HttpRequest& request) {
 }
 
 void upload(Call& call, ServerContext& context) {
-  const auto files = read_upload(call.request);
+  const Upload form = read_upload(call.request);
+  const auto& files = form.files;
   const queue::Priority priority = priority_of(call.request);
   auto collection = value_or_throw(context.collections->get(call.tenant, call.request.path_params.at("name")));
   check_quota(call, context, files);
   if (context.queued_jobs) {  // acknowledged once the files are in PostgreSQL and their entries in Redis
     const jobs::JobStatus job =
-        value_or_throw(context.queued_jobs->submit(call.tenant, collection->name, files, priority));
+        value_or_throw(context.queued_jobs->submit(call.tenant, collection->name, files, form.metadata_json, priority));
     auto response = json_response(202, jobs::job_json(job));
     response.headers.emplace_back("Location", "/v1/jobs/" + job.id);
     return call.responder->send(std::move(response));
@@ -89,15 +91,18 @@ void upload(Call& call, ServerContext& context) {
   std::error_code ec;
   fs::create_directories(incoming, ec);
   if (ec) throw fail(make_error(ErrorCode::io, ec.message()));
-  std::vector<std::string> names;
-  for (const auto& [name, body] : files) {
-    if (auto written = store::write_file_synced(incoming / name, body); !written) throw fail(written.error());
-    names.push_back(name);
+  std::vector<jobs::JobFile> names;
+  for (const auto& file : files) {
+    if (auto written = store::write_file_synced(incoming / file.name, file.body); !written) throw fail(written.error());
+    jobs::JobFile named;
+    named.name = file.name;
+    named.metadata_json = file.metadata_json;
+    names.push_back(std::move(named));
   }
   for (fs::path dir = incoming; dir != collection->folder.parent_path(); dir = dir.parent_path()) {
     if (auto synced = store::sync_folder(dir); !synced) throw fail(synced.error());
   }
-  auto submitted = context.jobs->submit(id, collection, std::move(names));
+  auto submitted = context.jobs->submit(id, collection, std::move(names), form.metadata_json);
   if (!submitted) throw fail(submitted.error());
   const jobs::JobStatus& job = *submitted;
   auto response = json_response(202, jobs::job_json(job));

@@ -18,30 +18,6 @@ const nlohmann::json* find(const nlohmann::json& body, const char* name) {
 
 }  // namespace
 
-bool nested_deeper_than(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false, escaped = false;
-  for (const char c : text) {
-    if (in_string) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        in_string = false;
-      continue;
-    }
-    if (c == '"')
-      in_string = true;
-    else if (c == '[' || c == '{') {
-      if (++depth > limit) return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
 nlohmann::json parse_json_object(const HttpRequest& request, bool allow_empty) {
   if (request.body.empty() && allow_empty) return nlohmann::json::object();
   // Only a declared JSON body: a web page may send text/plain anywhere without asking first (no CORS

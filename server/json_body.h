@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_depth.h"  // nested_deeper_than, for every JSON read from outside
+
 #include "server/api_error.h"
 #include "server/http_message.h"
 
@@ -20,8 +22,6 @@ inline constexpr int kMaxJsonDepth = 64;
 // The body as a JSON object (an empty body is an empty object when `allow_empty`). 415 unless the body
 // is declared application/json; 400 when it is nested deeper than kMaxJsonDepth or is not JSON.
 nlohmann::json parse_json_object(const HttpRequest& request, bool allow_empty = false);
-// Whether arrays and objects in `text` nest deeper than `limit` (strings skipped); linear, no recursion.
-bool nested_deeper_than(std::string_view text, int limit);
 
 std::string string_field(const nlohmann::json& body, const char* name);  // required
 std::string string_field(const nlohmann::json& body, const char* name, const std::string& fallback);

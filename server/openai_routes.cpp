@@ -15,6 +15,7 @@
 #include "server/json_body.h"
 #include "server/openai_request.h"
 #include "server/redaction.h"
+#include "server/search_request.h"
 #include "server/server_context.h"
 
 namespace kotae::server {
@@ -144,6 +145,7 @@ void grounded_chat(Call& call, ServerContext& context, const nlohmann::json& bod
     }
   }
   auto options = answer_options(body, context.limits);
+  check_filter_fields(collection->store->check_filter(options.search.filter));
   on_behalf_of(options.generation, call);
   rag::AnswerPipeline pipeline(*collection->encoder, context.models->cross_encoder(),
                                requested_backends(body, context.models->backends()));

@@ -81,9 +81,10 @@ void rerank(Call& call, ServerContext& context, bool cohere) {
       }
     }
   }
-  // TEI's and Cohere's scores are probabilities: the single-logit cross-encoder's sigmoid.
-  const bool sigmoid_scores =
-      context.models->cross_encoder() && (schema == Schema::cohere || (schema == Schema::tei && !request->raw_scores));
+  // TEI's and Cohere's scores are probabilities: the single-logit cross-encoder's sigmoid. A reranking
+  // service's (--rerank-url) are passed on as it gave them.
+  const bool sigmoid_scores = context.models->cross_encoder() && !context.models->rerank_service() &&
+                              (schema == Schema::cohere || (schema == Schema::tei && !request->raw_scores));
   const auto& reranker = context.models->reranker();
   reranker.score_async(
       request->query, request->texts,

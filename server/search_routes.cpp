@@ -1,4 +1,4 @@
-// POST /v1/search {collection, query, mode?, k?, rerank?, filters?: {path_prefix?, formats?}}
+// POST /v1/search {collection, query, mode?, k?, rerank?, filters?: {path_prefix?, formats?, documents?, where?}}
 // The body is read by read_search_request (search_request.cpp).
 
 #include <chrono>
@@ -39,7 +39,8 @@ struct SearchInFlight {
     out->send(json_response(200, json));
   }
 
-  // Retrieval and fusion here; the rerank on the reranker's batcher, then the response.
+  // Retrieval and fusion here; the rerank on the reranker's thread (its batcher, or the reranking
+  // service's client), then the response.
   void retrieve(ServerContext& context, const std::shared_ptr<SearchInFlight>& self,
                 std::span<const float> vector) const {
     auto lists = retriever->retrieve(request.query, vector, request.options);
@@ -54,8 +55,13 @@ struct SearchInFlight {
         [&context, self, fused = std::make_shared<search::SearchResult>(std::move(*fused)),
          rerank_start](Result<std::vector<float>> scores) {
           context.continuations()([&context, self, fused, rerank_start, scores = std::move(scores)] {
-            if (!scores) return self->fail(scores.error());
-            search::HybridRetriever::rerank_by(*fused, *scores, self->request.options);
+            // A failed rerank (its service down, slow or talking nonsense) leaves the fused order: the
+            // search still answers, and says so in "fallbacks".
+            if (scores) {
+              search::HybridRetriever::rerank_by(*fused, *scores, self->request.options);
+            } else {
+              search::HybridRetriever::skip_rerank(*fused, scores.error(), self->request.options);
+            }
             fused->timing.rerank = ms_since(rerank_start);
             self->respond(context, std::move(*fused));
           });
@@ -72,6 +78,7 @@ void add_search_routes(Router& router, ServerContext& context) {
         auto q = std::make_shared<SearchInFlight>();
         q->request = read_search_request(parse_json_object(call.request), context.limits);
         q->collection = value_or_throw(context.collections->get(call.tenant, q->request.collection));
+        check_filter_fields(q->collection->store->check_filter(q->request.options.filter));
         q->retriever.emplace(value_or_throw(search::HybridRetriever::create(
             *q->collection->store, q->collection->encoder.get(), context.models->cross_encoder())));
         q->out = call.responder;

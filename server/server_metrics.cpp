@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
+#include <tuple>
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -122,6 +124,22 @@ struct ServerMetrics::State {
           .Register(*registry);
   prometheus::Family<prometheus::Counter>& answers =
       prometheus::BuildCounter().Name("kotae_answers_total").Help("Answers by back-end").Register(*registry);
+  prometheus::Family<prometheus::Counter>& fallbacks =
+      prometheus::BuildCounter()
+          .Name("kotae_fallbacks_total")
+          .Help("Answers and searches that passed over a failed back-end or stage (rerank), by its name")
+          .Register(*registry);
+  prometheus::Family<prometheus::Counter>& rerank_service = prometheus::BuildCounter()
+                                                                .Name("kotae_rerank_service_calls_total")
+                                                                .Help("Calls to the reranking service by outcome")
+                                                                .Register(*registry);
+  prometheus::Family<prometheus::Gauge>& rerank_circuit =
+      prometheus::BuildGauge()
+          .Name("kotae_rerank_service_circuit_open")
+          .Help("1 while the reranking service is skipped after failing (its circuit open)")
+          .Register(*registry);
+  std::mutex rerank_mutex;
+  RerankServiceStats rerank_seen;  // what set_rerank_service last counted
   std::mutex observers_mutex;
   std::vector<std::shared_ptr<BatchMetrics>> observers;
   std::unique_ptr<GpuTelemetry> gpus = GpuTelemetry::open();  // null without a GPU
@@ -157,6 +175,7 @@ void ServerMetrics::answer(const rag::Answer& a, bool cached) {
   auto& s = *state_;
   s.answers.Add({{"backend", a.backend}, {"cached", cached ? "true" : "false"}}).Increment();
   if (cached) return;  // its stages ran when it was first answered
+  for (const auto& f : a.fallbacks) s.fallbacks.Add({{"backend", f.backend}}).Increment();
   generation(a.backend, a.generation);
   const auto& t = a.timings;
   for (const auto& [stage, ms] : {std::pair{"embed", t.embed},
@@ -177,6 +196,19 @@ void ServerMetrics::search(const search::SearchResult& result) {
   s.stage.Add({{"stage", "embed"}}, latency_buckets()).Observe(t.embed / 1000.0);
   s.stage.Add({{"stage", "retrieve"}}, latency_buckets()).Observe((t.bm25 + t.vector + t.fuse + t.fetch) / 1000.0);
   s.stage.Add({{"stage", "rerank"}}, latency_buckets()).Observe(t.rerank / 1000.0);
+  for (const auto& f : result.fallbacks) s.fallbacks.Add({{"backend", f.backend}}).Increment();
+}
+
+void ServerMetrics::set_rerank_service(const RerankServiceStats& stats) {
+  auto& s = *state_;
+  std::lock_guard lock(s.rerank_mutex);
+  for (const auto& [outcome, now, seen] : {std::tuple{"sent", stats.calls, s.rerank_seen.calls},
+                                           {"failed", stats.failures, s.rerank_seen.failures},
+                                           {"skipped", stats.skipped, s.rerank_seen.skipped}}) {
+    s.rerank_service.Add({{"outcome", outcome}}).Increment(static_cast<double>(now - seen));
+  }
+  s.rerank_circuit.Add({}).Set(stats.circuit_open ? 1 : 0);
+  s.rerank_seen = stats;
 }
 
 void ServerMetrics::cache_lookup(bool hit) {

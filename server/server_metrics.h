@@ -10,6 +10,7 @@
 #include <string>
 
 #include "batch/batch_policy.h"
+#include "model/rerank_service_client.h"
 #include "rag/answer_pipeline.h"
 #include "search/hybrid_retriever.h"
 
@@ -37,6 +38,9 @@ class ServerMetrics {
   std::shared_ptr<batch::BatchObserver> batch_observer(const std::string& model);
   void set_work_queue(std::size_t queued, std::size_t busy);
   void set_batch_queue(const std::string& model, std::size_t depth);
+  // The reranking service's figures since start (--rerank-url): calls sent, failed and skipped by the open
+  // circuit, HTTP requests, and whether the circuit is open now.
+  void set_rerank_service(const RerankServiceStats& stats);
   // Audit events logged but not stored since start (the recorder's queue was full).
   void set_audit_dropped(std::uint64_t dropped);
 

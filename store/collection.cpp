@@ -178,7 +178,7 @@ Result<std::int64_t> Collection::put_document(const DocumentRecord& document, st
   // Committed: the indexes follow. (Not saved here: that would rewrite the whole vector index per
   // document; the change log covers a crash until save_vector_index().)
   const WrittenDocument written{document_id, document.path, document.format, chunk_ids,
-                                chunks,      heading_paths, embeddings};
+                                chunks,      heading_paths, embeddings,      document.metadata_json};
   KOTAE_TRY(state.indexes->apply_write(replaced, &written, position));
   return document_id;
 }
@@ -192,6 +192,17 @@ Result<bool> Collection::remove_document(std::string_view path) {
   if (!removed) return false;
   const std::int64_t position = KOTAE_TRY_VALUE(transaction->commit());
   KOTAE_TRY(state.indexes->apply_write(removed, nullptr, position));
+  return true;
+}
+
+Result<bool> Collection::update_document_metadata(std::int64_t id, std::string_view metadata_json) {
+  State& state = *state_;
+  std::lock_guard writer(state.writer_mutex);
+  auto transaction = KOTAE_TRY_VALUE(state.records->begin_write());
+  KOTAE_TRY(state.indexes->catch_up(*state.records));
+  if (!KOTAE_TRY_VALUE(transaction->update_document_metadata(id, metadata_json))) return false;
+  const std::int64_t position = KOTAE_TRY_VALUE(transaction->commit());
+  KOTAE_TRY(state.indexes->apply_metadata(id, metadata_json, position));
   return true;
 }
 
@@ -246,6 +257,12 @@ Result<std::vector<ScoredChunk>> Collection::search_vector(std::span<const float
                                                            const SearchFilter& filter) const {
   if (query.size() == info().dimension) KOTAE_TRY(catch_up_before_reading());
   return state_->indexes->search_vector(query, k, filter);
+}
+
+Result<void> Collection::check_filter(const SearchFilter& filter) const {
+  if (!filter.where) return {};
+  KOTAE_TRY(catch_up_before_reading());
+  return state_->indexes->check_filter(filter);
 }
 
 Result<std::vector<ScoredChunk>> Collection::search_vector_exact(std::span<const float> query, std::size_t k) const {

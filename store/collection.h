@@ -79,6 +79,11 @@ class Collection {
                                     std::span<const std::vector<SentenceVector>> sentences = {});
   // Removes a document, its chunks, their FTS rows and vectors. false when there was none.
   Result<bool> remove_document(std::string_view path);
+  // Replaces the metadata of document `id` (a JSON object's text, stored as it is) in one transaction;
+  // false when there is no such document. The change-log position moves on (cached answers keyed by it
+  // are stale), this process's indexes hear of it (DerivedIndexes::apply_metadata) and others' from
+  // the change log, as a re-ingest of the document's chunks.
+  Result<bool> update_document_metadata(std::int64_t id, std::string_view metadata_json);
 
   // In the order asked; ids that no longer exist (removed since the search that named them) are
   // left out.
@@ -99,6 +104,10 @@ class Collection {
   // Approximate nearest neighbours by cosine similarity, best first.
   Result<std::vector<ScoredChunk>> search_vector(std::span<const float> query, std::size_t k,
                                                  const SearchFilter& filter = {}) const;
+  // invalid_argument naming the field when `filter.where` names a field no document has, or compares
+  // one with a value of a type it does not hold (the searches say the same; callers that answer with
+  // another error code ask first).
+  Result<void> check_filter(const SearchFilter& filter) const;
   // Exact search (every stored vector): the reference for the index's recall.
   Result<std::vector<ScoredChunk>> search_vector_exact(std::span<const float> query, std::size_t k) const;
 

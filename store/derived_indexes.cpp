@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "store/bm25_index.h"
+#include "store/metadata_filter.h"
 #include "store/vector_index.h"
 
 namespace kotae::store {
@@ -26,11 +27,13 @@ std::size_t threads_for(std::size_t vectors) {
   return vectors >= 32 ? worker_threads() : 1;
 }
 
-// What a filter needs to know about a document without asking the store.
+// What a filter needs to know about a document without asking the store: its metadata parsed once,
+// when the entry is made, never per search.
 struct DocumentEntry {
   std::string path;
   std::string format;
   std::vector<std::int64_t> chunk_ids;
+  DocumentMetadata metadata;
 };
 
 // Vectors gathered for one add_many.
@@ -53,6 +56,7 @@ struct DerivedIndexes::State {
   Bm25Index bm25;
   std::unordered_map<std::int64_t, std::int64_t> chunk_document;  // chunk id → document id
   std::unordered_map<std::int64_t, DocumentEntry> documents;      // by document id
+  FieldSummary fields;                                            // of the documents' metadata
   std::int64_t position = 0;                                      // the change-log position reflected
   std::int64_t saved_position = -1;  // the position of the snapshot on disk; -1: none that fits
 
@@ -73,21 +77,48 @@ struct DerivedIndexes::State {
     documents[document_id].chunk_ids.push_back(chunk_id);
     bm25.add(chunk_id, document_id, text, heading_path);
   }
+  // A document's entry (chunks come after), its metadata parsed and counted in the field summary.
+  DocumentEntry& set_document(std::int64_t id, std::string path, std::string format, std::string_view metadata_json) {
+    DocumentEntry& entry = documents[id];
+    fields.remove(entry.metadata);  // nothing when the entry is new
+    entry.path = std::move(path);
+    entry.format = std::move(format);
+    entry.metadata = DocumentMetadata::from_text(metadata_json);
+    fields.add(entry.metadata);
+    return entry;
+  }
+  void erase_document(std::unordered_map<std::int64_t, DocumentEntry>::iterator entry) {
+    fields.remove(entry->second.metadata);
+    documents.erase(entry);
+  }
 
-  // Documents a filter allows, with how many chunks they hold.
-  std::pair<std::unordered_set<std::int64_t>, std::size_t> allowed_by(const SearchFilter& filter) const {
+  bool allows(const SearchFilter& filter, const DocumentEntry& entry) const {
+    if (!filter.path_prefix.empty() && !entry.path.starts_with(filter.path_prefix)) return false;
+    if (!filter.formats.empty() &&
+        std::find(filter.formats.begin(), filter.formats.end(), entry.format) == filter.formats.end()) {
+      return false;
+    }
+    return !filter.where || filter.where->matches(entry.metadata);
+  }
+
+  // Documents a filter allows, with how many chunks they hold; an error naming the field when its
+  // metadata filter asks for a field no document has, or compares one with a value of another type.
+  Result<std::pair<std::unordered_set<std::int64_t>, std::size_t>> allowed_by(const SearchFilter& filter) const {
+    if (filter.where) KOTAE_TRY(filter.where->check(fields));
     std::unordered_set<std::int64_t> allowed;
     std::size_t chunks = 0;
-    for (const auto& [id, entry] : documents) {
-      if (!filter.path_prefix.empty() && !entry.path.starts_with(filter.path_prefix)) continue;
-      if (!filter.formats.empty() &&
-          std::find(filter.formats.begin(), filter.formats.end(), entry.format) == filter.formats.end()) {
-        continue;
-      }
-      allowed.insert(id);
+    auto consider = [&](std::int64_t id, const DocumentEntry& entry) {
+      if (!allows(filter, entry) || !allowed.insert(id).second) return;
       chunks += entry.chunk_ids.size();
+    };
+    if (!filter.documents.empty()) {
+      for (const std::int64_t id : filter.documents) {
+        if (const auto entry = documents.find(id); entry != documents.end()) consider(id, entry->second);
+      }
+    } else {
+      for (const auto& [id, entry] : documents) consider(id, entry);
     }
-    return {std::move(allowed), chunks};
+    return std::pair{std::move(allowed), chunks};
   }
 
   std::vector<ScoredChunk> scored(const std::vector<Neighbour>& neighbours) const {
@@ -134,7 +165,7 @@ Result<std::unique_ptr<DerivedIndexes>> DerivedIndexes::open(RecordStore& store,
   // the next catch-up, which drops and re-adds every chunk it touches.
   const std::int64_t last = KOTAE_TRY_VALUE(store.last_change());
   KOTAE_TRY(store.scan_documents([&](IndexedDocument document) {
-    state->documents[document.id] = DocumentEntry{std::move(document.path), std::move(document.format), {}};
+    state->set_document(document.id, std::move(document.path), std::move(document.format), document.metadata_json);
   }));
   KOTAE_TRY(store.scan_chunks(false, [&](const IndexedChunk& chunk) -> Result<void> {
     state->add_chunk_text(chunk.id, chunk.document_id, chunk.text, chunk.heading_path);
@@ -226,10 +257,21 @@ Result<void> DerivedIndexes::catch_up(RecordStore& store) {
   KOTAE_TRY(store.read_chunks(touched, [&](const IndexedChunk& chunk) -> Result<void> {
     rows.push_back({chunk.id, chunk.document_id, std::string(chunk.text), std::string(chunk.heading_path)});
     batch.add(chunk.id, chunk.embedding);
-    row_documents.try_emplace(chunk.document_id, IndexedDocument{chunk.document_id, std::string(chunk.document_path),
-                                                                 std::string(chunk.document_format)});
+    row_documents.try_emplace(
+        chunk.document_id,
+        IndexedDocument{chunk.document_id, std::string(chunk.document_path), std::string(chunk.document_format), {}});
     return {};
   }));
+  // The metadata of the documents those chunks are in (filters read it), one query for them all.
+  std::vector<std::int64_t> document_ids;
+  for (const auto& entry : row_documents) document_ids.push_back(entry.first);
+  if (!document_ids.empty()) {
+    for (auto& [id, record] : KOTAE_TRY_VALUE(store.documents_by_id(document_ids))) {
+      if (auto row = row_documents.find(id); row != row_documents.end()) {
+        row->second.metadata_json = std::move(record.metadata_json);
+      }
+    }
+  }
 
   std::unique_lock lock(s.mutex);
   std::unordered_set<std::int64_t> emptied;
@@ -237,17 +279,15 @@ Result<void> DerivedIndexes::catch_up(RecordStore& store) {
     if (auto held = s.chunk_document.find(id); held != s.chunk_document.end()) emptied.insert(held->second);
     s.drop_chunk(id);
   }
-  for (const Row& row : rows) {
-    auto& entry = s.documents[row.document_id];
-    if (entry.path.empty()) {
-      entry.path = row_documents[row.document_id].path;
-      entry.format = row_documents[row.document_id].format;
-    }
-    s.add_chunk_text(row.id, row.document_id, row.text, row.heading_path);
+  // Every document whose chunks were read again takes its metadata as stored now: new, or changed
+  // by another writer (update_document_metadata logs the document's chunks as added again).
+  for (auto& [id, document] : row_documents) {
+    s.set_document(id, std::move(document.path), std::move(document.format), document.metadata_json);
   }
+  for (const Row& row : rows) s.add_chunk_text(row.id, row.document_id, row.text, row.heading_path);
   for (const std::int64_t document_id : emptied) {
     if (auto entry = s.documents.find(document_id); entry != s.documents.end() && entry->second.chunk_ids.empty()) {
-      s.documents.erase(entry);
+      s.erase_document(entry);
     }
   }
   s.position = last;
@@ -262,19 +302,34 @@ Result<void> DerivedIndexes::apply_write(std::optional<std::int64_t> removed_doc
     if (auto old = s.documents.find(*removed_document); old != s.documents.end()) {
       const std::vector<std::int64_t> chunk_ids = old->second.chunk_ids;
       for (const std::int64_t chunk_id : chunk_ids) s.drop_chunk(chunk_id);
-      s.documents.erase(*removed_document);
+      if (auto entry = s.documents.find(*removed_document); entry != s.documents.end()) s.erase_document(entry);
     }
   }
   Result<void> vectors_added;
   if (added != nullptr) {
     vectors_added = s.vectors->add_many(added->chunk_ids, added->embeddings, threads_for(added->chunk_ids.size()));
-    s.documents[added->id] = DocumentEntry{std::string(added->path), std::string(added->format), {}};
+    s.set_document(added->id, std::string(added->path), std::string(added->format), added->metadata_json);
     for (std::size_t i = 0; i < added->chunk_ids.size(); ++i) {
       s.add_chunk_text(added->chunk_ids[i], added->id, added->chunks[i].text, added->heading_paths[i]);
     }
   }
   s.position = position;
   return vectors_added;
+}
+
+Result<void> DerivedIndexes::apply_metadata(std::int64_t document_id, std::string_view metadata_json,
+                                            std::int64_t position) {
+  State& s = *state_;
+  std::unique_lock lock(s.mutex);
+  // The entry's parsed metadata and the field summary follow; its chunks stay. Another writer's change
+  // arrives in catch_up() as the document's chunks read again, which takes the metadata anew too. The
+  // position moves on past the change's log entries either way.
+  if (auto entry = s.documents.find(document_id); entry != s.documents.end()) {
+    std::string path = entry->second.path, format = entry->second.format;
+    s.set_document(document_id, std::move(path), std::move(format), metadata_json);
+  }
+  s.position = position;
+  return {};
 }
 
 // --- searching ------------------------------------------------------------------------------------
@@ -289,7 +344,7 @@ Result<std::vector<ScoredChunk>> DerivedIndexes::search_bm25(std::string_view qu
   if (filter.empty()) {
     hits = s.bm25.search(terms, k);
   } else {
-    const auto [allowed_documents, allowed_chunks] = s.allowed_by(filter);
+    const auto [allowed_documents, allowed_chunks] = KOTAE_TRY_VALUE(s.allowed_by(filter));
     if (allowed_documents.empty()) return std::vector<ScoredChunk>();
     const Bm25Index::DocumentPredicate allow = [&](std::int64_t document_id) {
       return allowed_documents.contains(document_id);
@@ -318,7 +373,7 @@ Result<std::vector<ScoredChunk>> DerivedIndexes::search_vector(std::span<const f
   std::shared_lock lock(s.mutex);
   if (filter.empty()) return s.scored(KOTAE_TRY_VALUE(s.vectors->search(query, k)));
 
-  const auto [allowed_documents, allowed_chunks] = s.allowed_by(filter);
+  const auto [allowed_documents, allowed_chunks] = KOTAE_TRY_VALUE(s.allowed_by(filter));
   if (allowed_chunks == 0 || k == 0) return std::vector<ScoredChunk>();
   if (allowed_chunks > kExactSearchBelow && allowed_chunks * 50 > s.chunk_document.size()) {
     const VectorIndex::Predicate allow = [&](std::int64_t key) {
@@ -354,6 +409,12 @@ Result<std::vector<ScoredChunk>> DerivedIndexes::search_vector_exact(std::span<c
   if (query.size() != s.dimension) return wrong_dimension(query.size(), s.dimension);
   std::shared_lock lock(s.mutex);
   return s.scored(KOTAE_TRY_VALUE(s.vectors->search_exact(query, k)));
+}
+
+Result<void> DerivedIndexes::check_filter(const SearchFilter& filter) const {
+  if (!filter.where) return {};
+  std::shared_lock lock(state_->mutex);
+  return filter.where->check(state_->fields);
 }
 
 std::size_t DerivedIndexes::chunk_count() const {

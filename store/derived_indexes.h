@@ -17,6 +17,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/result.h"
@@ -33,6 +34,7 @@ struct WrittenDocument {
   std::span<const ChunkRecord> chunks;
   std::span<const std::string> heading_paths;  // JSON text, as stored
   std::span<const float> embeddings;
+  std::string_view metadata_json;  // as stored
 };
 
 class DerivedIndexes {
@@ -54,11 +56,18 @@ class DerivedIndexes {
   // chunks leave, the added document's enter. Either may be absent.
   Result<void> apply_write(std::optional<std::int64_t> removed_document, const WrittenDocument* added,
                            std::int64_t position);
+  // Applies this process's own change of a document's metadata (committed at change-log `position`):
+  // its chunks stay as they are; only the document's metadata is new. (Another writer's such change
+  // reaches catch_up() as every chunk of the document added again.)
+  Result<void> apply_metadata(std::int64_t document_id, std::string_view metadata_json, std::int64_t position);
 
   Result<std::vector<ScoredChunk>> search_bm25(std::string_view query, std::size_t k, const SearchFilter& filter) const;
   Result<std::vector<ScoredChunk>> search_vector(std::span<const float> query, std::size_t k,
                                                  const SearchFilter& filter) const;
   Result<std::vector<ScoredChunk>> search_vector_exact(std::span<const float> query, std::size_t k) const;
+  // invalid_argument naming the field when the filter's metadata part names a field no document has,
+  // or compares one with a value of a type it does not hold (the searches check the same).
+  Result<void> check_filter(const SearchFilter& filter) const;
 
   std::size_t chunk_count() const;
   std::size_t document_count() const;

@@ -256,6 +256,18 @@ class PostgresWriteTransaction final : public WriteTransaction {
     return ids;
   }
 
+  Result<bool> update_document_metadata(std::int64_t id, std::string_view metadata_json) override {
+    auto updated = KOTAE_TRY_VALUE(
+        lease_->query("UPDATE documents SET metadata_json = $3 WHERE id = $2 AND collection_id = $1 RETURNING id",
+                      PgParams().add(collection_id_).add(id).add(metadata_json)));
+    if (updated.rows() == 0) return false;
+    KOTAE_TRY(
+        lease_->query("INSERT INTO change_log(collection_id, chunk_id, op) "
+                      "SELECT $1, id, 1 FROM chunks WHERE document_id = $2 ORDER BY id",
+                      PgParams().add(collection_id_).add(id)));
+    return true;
+  }
+
   Result<std::int64_t> commit() override {
     auto last =
         KOTAE_TRY_VALUE(lease_->query("SELECT coalesce(max(seq), 0)::bigint FROM change_log WHERE collection_id = $1",
@@ -497,10 +509,12 @@ Result<std::vector<std::int64_t>> PostgresRecordStore::chunk_ids() {
 
 Result<void> PostgresRecordStore::scan_documents(const std::function<void(IndexedDocument)>& visit) {
   auto lease = KOTAE_TRY_VALUE(state_->pool->acquire());
-  auto rows = KOTAE_TRY_VALUE(lease->query("SELECT id, path, format FROM documents WHERE collection_id = $1",
-                                           PgParams().add(state_->collection_id)));
+  auto rows =
+      KOTAE_TRY_VALUE(lease->query("SELECT id, path, format, metadata_json FROM documents WHERE collection_id = $1",
+                                   PgParams().add(state_->collection_id)));
   for (std::size_t i = 0; i < rows.rows(); ++i) {
-    visit(IndexedDocument{rows.int64(i, 0), std::string(rows.text(i, 1)), std::string(rows.text(i, 2))});
+    visit(IndexedDocument{rows.int64(i, 0), std::string(rows.text(i, 1)), std::string(rows.text(i, 2)),
+                          std::string(rows.text(i, 3))});
   }
   return {};
 }

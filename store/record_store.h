@@ -42,6 +42,7 @@ struct IndexedDocument {
   std::int64_t id = 0;
   std::string path;
   std::string format;
+  std::string metadata_json;  // as stored (metadata filters read it)
 };
 
 // What check() learns from the records alone.
@@ -70,6 +71,11 @@ class WriteTransaction {
                                                           std::span<const std::string> heading_paths,
                                                           std::span<const float> embeddings,
                                                           std::span<const std::vector<std::byte>> sentences) = 0;
+  // Replaces the metadata of document `id` (a JSON object's text); false when there is no such
+  // document. Its chunks do not change, but each is logged as added again, so whoever follows the
+  // change log (another process's or replica's derived indexes, DerivedIndexes::catch_up) reads the
+  // document and its chunks anew, as after a re-ingest.
+  virtual Result<bool> update_document_metadata(std::int64_t id, std::string_view metadata_json) = 0;
   // Commits; returns the change-log position that includes this transaction's changes.
   virtual Result<std::int64_t> commit() = 0;
 };

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "text/document.h"
@@ -50,12 +52,22 @@ struct ChunkRecord {
   std::size_t repeated_bytes() const { return text.size() > end - begin ? text.size() - (end - begin) : 0; }
 };
 
-// Restricts a search to documents whose path starts with `path_prefix` (when not empty) and whose
-// format is one of `formats` (when not empty).
+class MetadataFilter;  // store/metadata_filter.h
+
+// Restricts a search to documents whose path starts with `path_prefix` (when not empty), whose
+// format is one of `formats` (when not empty), whose id is one of `documents` (when not empty; an id
+// no document has matches nothing) and whose metadata `where` allows (when set). Every part applies
+// before ranking, so k hits come back when k allowed chunks exist.
 struct SearchFilter {
+  SearchFilter() = default;
+  SearchFilter(std::string prefix, std::vector<std::string> only_formats = {})
+      : path_prefix(std::move(prefix)), formats(std::move(only_formats)) {}
+
   std::string path_prefix;
   std::vector<std::string> formats;
-  bool empty() const { return path_prefix.empty() && formats.empty(); }
+  std::vector<std::int64_t> documents;
+  std::shared_ptr<const MetadataFilter> where;  // MetadataFilter::parse
+  bool empty() const { return path_prefix.empty() && formats.empty() && documents.empty() && !where; }
 };
 
 struct ScoredChunk {

@@ -258,6 +258,18 @@ class SqliteWriteTransaction final : public WriteTransaction {
     return ids;
   }
 
+  Result<bool> update_document_metadata(std::int64_t id, std::string_view metadata_json) override {
+    auto update = KOTAE_TRY_VALUE(db_.prepare("UPDATE documents SET metadata_json = ? WHERE id = ? RETURNING id"));
+    update.bind_text(1, metadata_json).bind(2, id);
+    if (!KOTAE_TRY_VALUE(update.step())) return false;
+    KOTAE_TRY(update.run());
+    auto logged = KOTAE_TRY_VALUE(
+        db_.prepare("INSERT INTO vector_log(chunk_id, op) SELECT id, 1 FROM chunks WHERE document_id = ? ORDER BY id"));
+    logged.bind(1, id);
+    KOTAE_TRY(logged.run());
+    return true;
+  }
+
   Result<std::int64_t> commit() override {
     const std::int64_t seq = KOTAE_TRY_VALUE(last_log_seq(db_));
     KOTAE_TRY(transaction_.commit());
@@ -499,9 +511,10 @@ Result<std::vector<std::int64_t>> SqliteRecordStore::chunk_ids() {
 }
 
 Result<void> SqliteRecordStore::scan_documents(const std::function<void(IndexedDocument)>& visit) {
-  auto statement = KOTAE_TRY_VALUE(state_->writer->prepare("SELECT id, path, format FROM documents"));
+  auto statement = KOTAE_TRY_VALUE(state_->writer->prepare("SELECT id, path, format, metadata_json FROM documents"));
   return each_row(statement, [&](const Statement& row) -> Result<void> {
-    visit(IndexedDocument{row.column_int64(0), std::string(row.column_text(1)), std::string(row.column_text(2))});
+    visit(IndexedDocument{row.column_int64(0), std::string(row.column_text(1)), std::string(row.column_text(2)),
+                          std::string(row.column_text(3))});
     return {};
   });
 }

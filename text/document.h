@@ -50,8 +50,11 @@ struct Document {
   std::uint32_t pages = 0;  // PDF pages, PPTX slides (a slide is a page); 0 for formats without pages
   std::vector<TextSegment> segments;
   bool pages_are_units = false;  // PPTX: a slide is a unit of its own, and no chunk spans two
-  // What the file says of itself besides its text, kept with the document's metadata: an e-mail's
-  // "from", "to", "cc", "date", "subject", "message_id".
+  // What the file says of itself besides its text, kept with the document's metadata (the caller's
+  // keys win; text/document_metadata.h): "title", "author", "created", "modified" (ISO 8601) from a
+  // PDF's Info dictionary, an office file's docProps/core.xml or meta.xml, an e-mail's Subject, From
+  // and Date; an e-mail's "from", "to", "cc", "date", "subject", "message_id" too. Each value one line
+  // of at most 1 KiB (load_document_bytes cleans them).
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<TextBox> boxes;  // OCR'd lines, in text order; none for a born-digital document
 };

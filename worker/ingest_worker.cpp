@@ -112,7 +112,8 @@ void IngestWorker::handle(queue::WorkQueue& queue, const queue::QueueEntry& entr
   {
     std::lock_guard writing(c.writer);  // one writer per collection in this process
     rag::Ingester ingester(*c.store, *c.bulk_encoder, ingest);
-    report = ingester.ingest_bytes(name, (*task)->bytes, text::document_format(name), R"({"source":"upload"})");
+    report = ingester.ingest_bytes(name, (*task)->bytes, text::document_format(name),
+                                   jobs::upload_metadata((*task)->job, file));
   }
   if (!report) return retry(report.error().message);  // the collection's failure (its store out of reach)
   if (report->status == rag::FileStatus::failed && report->stopped) return retry(report->error);

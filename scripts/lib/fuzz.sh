@@ -10,7 +10,7 @@ export OMP_THREAD_LIMIT=${OMP_THREAD_LIMIT:-1}
 export LSAN_OPTIONS="suppressions=$KOTAE_ROOT/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 # The targets, as built by fuzz/CMakeLists.txt into build/fuzz/fuzz/.
-FUZZ_TARGETS=(tokenizer chunker html pdf docx pptx odt epub xlsx ods csv eml mbox markdown image manifest requests multipart url jwt)
+FUZZ_TARGETS=(tokenizer chunker html pdf docx pptx odt epub xlsx ods csv eml mbox markdown image manifest requests multipart url jwt where_filter)
 
 # fuzz_options TARGET -> libFuzzer options for it, one a line: its dictionary, and room for whole
 # documents where the input is one.

@@ -4,7 +4,7 @@
 set(KOTAE_FUZZ_BUILD_DIR ${PROJECT_SOURCE_DIR}/build/fuzz CACHE PATH "The fuzz preset's build folder")
 set(KOTAE_FUZZ_TEST_SECONDS 30 CACHE STRING "Seconds each Fuzz.* test fuzzes (scripts/fuzz runs longer campaigns)")
 # The targets of fuzz/CMakeLists.txt (and scripts/lib/fuzz.sh).
-foreach(target tokenizer chunker html pdf docx pptx odt epub xlsx ods csv eml mbox markdown image manifest requests multipart url jwt)
+foreach(target tokenizer chunker html pdf docx pptx odt epub xlsx ods csv eml mbox markdown image manifest requests multipart url jwt where_filter)
   add_test(NAME Fuzz.${target}
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_test.sh ${KOTAE_FUZZ_BUILD_DIR} ${target}
                    ${CMAKE_CURRENT_BINARY_DIR}/fuzz/${target} ${KOTAE_FUZZ_TEST_SECONDS})

@@ -283,6 +283,35 @@ def ingestion(checks, binary, data, work, pg, redis):
         "the worker's /healthz and /readyz",
         request(worker_port, "GET", "/healthz")[0] == 200 and request(worker_port, "GET", "/readyz")[0] == 200,
     )
+    # An upload's metadata travels in the job's record to the worker, and every replica shows it.
+    form = (
+        b'--kb\r\nContent-Disposition: form-data; name="metadata"\r\n\r\n{"dept": "ops", "year": 2024}\r\n'
+        b'--kb\r\nContent-Disposition: form-data; name="metadata[quay.md]"\r\n\r\n{"tags": ["quay"]}\r\n'
+        b'--kb\r\nContent-Disposition: form-data; name="files"; filename="quay.md"\r\n\r\n'
+        b"# Quay\n\nThe vermilion bollard holds the ferry.\r\n--kb--\r\n"
+    )
+    status, _, _ = request(
+        a.port,
+        "POST",
+        "/v1/collections/notes/documents",
+        form,
+        dict({"Content-Type": "multipart/form-data; boundary=kb"}, **alice),
+    )
+
+    def quay_metadata(port):
+        _, found = json_request(
+            port, "POST", "/v1/search", {"collection": "notes", "query": "vermilion bollard"}, alice
+        )
+        hits = [h for h in (found or {}).get("hits", []) if h["document"] == "quay.md"]
+        return hits[0]["metadata"] if hits else None
+
+    wanted = {"dept": "ops", "year": 2024, "tags": ["quay"], "source": "upload"}
+    seen = wait_for(lambda: quay_metadata(b.port) == wanted, 30)
+    checks.check(
+        "an upload's metadata reaches the worker with its job; the other replica's hits show it",
+        status == 202 and seen is not None,
+        (status, quay_metadata(b.port)),
+    )
     # A picture with nothing on it: the worker OCRs its one page, finds no text, and the job's row
     # keeps the page count the loader reported (the same on both replicas).
     blank = upload(a.port, "notes", {"blank.png": white_png(200, 60)}, alice)

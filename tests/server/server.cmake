@@ -49,6 +49,13 @@ add_test(NAME ServerTest.DocumentsShownToTheirTenantOnly
                  ${KOTAE_SERVER_TEST_DATA} ${PROJECT_SOURCE_DIR}/examples/docs)
 set_tests_properties(ServerTest.DocumentsShownToTheirTenantOnly PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
 
+# Chosen documents and metadata filters (filters.documents, filters.where) on /v1/search, /v1/ask and
+# grounded chat, with their 400 invalid_filter answers.
+add_test(NAME ServerTest.MetadataFilters
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/metadata_filters_test.py $<TARGET_FILE:kotae>
+                 ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(ServerTest.MetadataFilters PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
 # Conversations (server/conversation_*, local_conversations, shared_conversations): both stores against
 # real databases (SQLite in a temporary folder, the PostgreSQL fixture), the history a follow-up
 # rebuilds from stored turns, titles, ids and the list's query.
@@ -134,3 +141,16 @@ set_tests_properties(ServerTest.KeyRolesAndTheAuditTrail PROPERTIES FIXTURES_REQ
 add_test(NAME ServerTest.CollectionsArePrivateUntilSharedByRole
          COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/sharing_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
 set_tests_properties(ServerTest.CollectionsArePrivateUntilSharedByRole PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)
+
+# A reranking service as the rerank stage (--rerank-url): a second `kotae serve` with the test cross-encoder
+# serves /rerank, /v1/rerank and /v2/rerank; a scripted Python service is slow, answers garbage, then stops.
+add_test(NAME ServerTest.RerankServiceStage
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/rerank_service_test.py $<TARGET_FILE:kotae>
+                 ${KOTAE_SERVER_TEST_DATA} ${KOTAE_CROSS_ENCODER_REFERENCES}/model-1)
+set_tests_properties(ServerTest.RerankServiceStage PROPERTIES FIXTURES_REQUIRED "server_data;cross_encoder_model" TIMEOUT 300)
+
+# Document metadata (server/upload_request, server/document_routes, text/document_metadata): on upload,
+# from the files' properties, in lists, hits and answers, changed by PATCH.
+add_test(NAME ServerTest.DocumentMetadataOnUploadInHitsAndEditable
+         COMMAND ${KOTAE_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/server/document_metadata_test.py $<TARGET_FILE:kotae> ${KOTAE_SERVER_TEST_DATA})
+set_tests_properties(ServerTest.DocumentMetadataOnUploadInHitsAndEditable PROPERTIES FIXTURES_REQUIRED server_data TIMEOUT 300)

@@ -21,3 +21,19 @@ kotae_test(postgres_store_tests
   PROPERTIES FIXTURES_REQUIRED postgres_server)
 target_compile_definitions(postgres_store_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}"
                                                     KOTAE_TEST_DATA_DIR="${CMAKE_CURRENT_SOURCE_DIR}/store/data")
+
+# A document's metadata changed in place (Collection::update_document_metadata) on SQLite and PostgreSQL.
+kotae_test(document_metadata_store_tests SOURCES store/document_metadata_store_test.cpp
+  LIBS kotae_store SQLite::SQLite3 Threads::Threads
+  PROPERTIES FIXTURES_REQUIRED postgres_server)
+target_compile_definitions(document_metadata_store_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")
+
+# The metadata filter language (store/metadata_filter): parser, evaluation, field summary, limits.
+kotae_test(metadata_filter_tests SOURCES store/metadata_filter_test.cpp
+  LIBS kotae_metadata_filter nlohmann_json::nlohmann_json)
+# Filtered searches (chosen documents, metadata filters) on both record stores, and through the hybrid
+# retriever.
+kotae_test(filtered_search_tests SOURCES store/filtered_search_test.cpp
+  LIBS kotae_store kotae_search SQLite::SQLite3 Threads::Threads
+  PROPERTIES FIXTURES_REQUIRED postgres_server)
+target_compile_definitions(filtered_search_tests PRIVATE KOTAE_TEST_POSTGRES_URL_FILE="${KOTAE_TEST_POSTGRES_URL_FILE}")

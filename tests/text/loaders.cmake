@@ -3,7 +3,7 @@
 # debian-reference-en) as real documentation and examples/docs' PDF against poppler's own pdftotext;
 # cases that need a missing tool or package are skipped.
 kotae_test(loader_tests SOURCES text/loaders_test.cpp text/pdf_layout_test.cpp text/zip_loaders_test.cpp
-           text/table_loaders_test.cpp text/mail_loader_test.cpp
+           text/table_loaders_test.cpp text/mail_loader_test.cpp text/document_metadata_test.cpp
            LIBS kotae_loaders kotae_text kotae_core PkgConfig::LIBZIP)
 target_compile_definitions(loader_tests PRIVATE KOTAE_EXAMPLES_DIR="${PROJECT_SOURCE_DIR}/examples/docs")
 

@@ -314,7 +314,8 @@ TEST_F(LoaderTest, HtmlDeeperThanLibxml2FollowsIsRefusedNotTruncated) {
 
 // A small valid PDF: one Helvetica text object per line, an Info dictionary with the title, and a
 // cross-reference table with the real byte offsets.
-std::string make_pdf(const std::vector<Strings>& pages, const std::string& title) {
+std::string make_pdf(const std::vector<Strings>& pages, const std::string& title,
+                     const std::string& info_entries = "") {
   std::vector<std::string> objects;  // objects[i] is object i + 1
   const int page_count = static_cast<int>(pages.size());
   const int font = 3 + 2 * page_count;
@@ -332,7 +333,7 @@ std::string make_pdf(const std::vector<Strings>& pages, const std::string& title
     objects.push_back("<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream");
   }
   objects.push_back("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>");
-  objects.push_back("<< /Title (" + title + ") /Producer (kotae loader test) >>");
+  objects.push_back("<< /Title (" + title + ") /Producer (kotae loader test) " + info_entries + ">>");
   std::string pdf = "%PDF-1.4\n%\xE2\xE3\xCF\xD3\n";
   std::vector<std::size_t> offsets;
   for (std::size_t i = 0; i < objects.size(); ++i) {
@@ -369,6 +370,20 @@ TEST_F(LoaderTest, PdfTextKeepsPagesAndTitle) {
     EXPECT_EQ(doc.segments[i].page, i + 1);
     EXPECT_TRUE(doc.segments[i].heading_path.empty());
   }
+}
+
+TEST_F(LoaderTest, PdfInfoDictionaryIsTheDocumentsMetadata) {
+  const Document doc = load_ok(
+      write("info.pdf",
+            make_pdf({{"Harbour rules"}}, "Harbour rules",
+                     "/Author (Ann \\001Keeper) /CreationDate (D:20240501103000+02'00') /ModDate (D:20240602) ")));
+  EXPECT_EQ(doc.metadata, (std::vector<std::pair<std::string, std::string>>{{"title", "Harbour rules"},
+                                                                            {"author", "Ann Keeper"},
+                                                                            {"created", "2024-05-01T10:30:00+02:00"},
+                                                                            {"modified", "2024-06-02"}}));
+  // A date that is not one is left out; so is a property the file does not have.
+  const Document odd = load_ok(write("odd.pdf", make_pdf({{"x"}}, "T", "/CreationDate (yesterday) ")));
+  EXPECT_EQ(odd.metadata, (std::vector<std::pair<std::string, std::string>>{{"title", "T"}}));
 }
 
 // What poppler's own `pdftotext -raw` prints for a PDF (the text in content-stream order, lines as

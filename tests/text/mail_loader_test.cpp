@@ -95,7 +95,11 @@ TEST_F(MailLoaderTest, EmlHeadersBodyAndAttachmentsThroughTheirLoaders) {
       {"to", "Bob <bob@harbour.example>, crew@harbour.example"},
       {"date", "2026-12-07 09:30 +0100"},
       {"subject", "Lamp schedule \xE2\x80\x93 December"},
-      {"message_id", "lamp-1@lighthouse.example"}};
+      {"message_id", "lamp-1@lighthouse.example"},
+      // ... and as the properties every format has (text/document_metadata.h)
+      {"title", "Lamp schedule \xE2\x80\x93 December"},
+      {"author", "Ann Keeper <ann@lighthouse.example>"},
+      {"created", "2026-12-07T09:30:00+01:00"}};
   EXPECT_EQ(doc->metadata, metadata);
 }
 

@@ -234,13 +234,15 @@ Result<Document> load_docx(std::string_view bytes, const LoadLimits& limits) {
   BodyReader reader(builder, style_levels, limits.max_depth);
   if (auto read = reader.read(*body); !read) return read.error();
 
+  auto core = archive->read("docProps/core.xml");
+  if (!core) return core.error();
+  const CoreProperties properties =
+      *core ? read_core_properties(**core, "DOCX", "docProps/core.xml") : CoreProperties{};
   std::string title = reader.title_paragraph();
-  if (title.empty()) {
-    auto core = archive->read("docProps/core.xml");
-    if (!core) return core.error();
-    if (*core) title = dublin_core_title(**core, "DOCX", "docProps/core.xml");
-  }
-  return std::move(builder).finish("docx", title, 0);
+  if (title.empty()) title = properties.title;
+  auto document = std::move(builder).finish("docx", title, 0);
+  if (document) add_core_properties(properties, document->metadata);
+  return document;
 }
 
 }  // namespace kotae::text

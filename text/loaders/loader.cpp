@@ -5,6 +5,7 @@
 #include <fstream>
 #include <system_error>
 
+#include "text/document_metadata.h"
 #include "text/loaders/format_loaders.h"
 
 namespace kotae::text {
@@ -90,7 +91,35 @@ Result<Document> load_document(const std::filesystem::path& path, const LoadLimi
   return document;
 }
 
+namespace {
+
+// What the file says of itself, as the metadata may keep it: each value one clean line of at most
+// text::kMaxMetadataStringBytes (a hostile file's header or property is bounded here, whatever its
+// loader read), the empty ones and repeated keys (the first counts) left out.
+void clean_file_properties(Document& document) {
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (auto& [key, value] : document.metadata) {
+    std::string clean = clean_property(value);
+    const bool repeated =
+        std::any_of(kept.begin(), kept.end(), [&key = key](const auto& entry) { return entry.first == key; });
+    if (!clean.empty() && !repeated) kept.emplace_back(std::move(key), std::move(clean));
+  }
+  document.metadata = std::move(kept);
+}
+
+Result<Document> load_by_format(std::string_view bytes, std::string_view format, const LoadLimits& limits);
+
+}  // namespace
+
 Result<Document> load_document_bytes(std::string_view bytes, std::string_view format, const LoadLimits& limits) {
+  auto document = load_by_format(bytes, format, limits);
+  if (document) clean_file_properties(*document);
+  return document;
+}
+
+namespace {
+
+Result<Document> load_by_format(std::string_view bytes, std::string_view format, const LoadLimits& limits) {
   if (bytes.size() > limits.max_file_bytes) {
     return make_error(ErrorCode::invalid_argument, "input is " + std::to_string(bytes.size()) +
                                                        " bytes, over max_file_bytes (" +
@@ -115,5 +144,7 @@ Result<Document> load_document_bytes(std::string_view bytes, std::string_view fo
   }
   return make_error(ErrorCode::unsupported, "unsupported document format '" + std::string(format) + "'");
 }
+
+}  // namespace
 
 }  // namespace kotae::text

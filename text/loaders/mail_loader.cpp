@@ -54,6 +54,12 @@ std::string iso_date(GDateTime* date) {
   return GString(g_date_time_format(date, "%Y-%m-%d %H:%M %z")).get();
 }
 
+// The Date header as ISO 8601 ("2024-05-01T10:30:00+02:00"): the metadata's `created`.
+std::string iso_date_time(GDateTime* date) {
+  if (date == nullptr) return "";
+  return GString(g_date_time_format(date, "%Y-%m-%dT%H:%M:%S%:z")).get();
+}
+
 // A part's decoded bytes (base64 and quoted-printable undone).
 std::string decoded_content(GMimePart* part) {
   GMimeDataWrapper* content = g_mime_part_get_content(part);
@@ -260,13 +266,17 @@ Result<Document> load_mail(std::string_view bytes, const LoadLimits& limits, boo
       const char* subject = g_mime_message_get_subject(message.get());
       title = subject != nullptr ? subject : "";
       const char* id = g_mime_message_get_message_id(message.get());
-      for (const auto& [key, value] :
-           {std::pair<const char*, std::string>{"from", MessageReader::from_of(message.get())},
-            {"to", addresses(g_mime_message_get_to(message.get()))},
-            {"cc", addresses(g_mime_message_get_cc(message.get()))},
-            {"date", iso_date(g_mime_message_get_date(message.get()))},
-            {"subject", title},
-            {"message_id", id != nullptr ? id : ""}}) {
+      const std::string from = MessageReader::from_of(message.get());
+      // The headers as they are, and as the properties every format has (title, author, created).
+      for (const auto& [key, value] : {std::pair<const char*, std::string>{"from", from},
+                                       {"to", addresses(g_mime_message_get_to(message.get()))},
+                                       {"cc", addresses(g_mime_message_get_cc(message.get()))},
+                                       {"date", iso_date(g_mime_message_get_date(message.get()))},
+                                       {"subject", title},
+                                       {"message_id", id != nullptr ? id : ""},
+                                       {"title", title},
+                                       {"author", from},
+                                       {"created", iso_date_time(g_mime_message_get_date(message.get()))}}) {
         if (!value.empty()) metadata.emplace_back(key, value);
       }
     }

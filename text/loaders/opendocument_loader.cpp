@@ -272,11 +272,12 @@ Result<Document> load_opendocument(std::string_view bytes, const LoadLimits& lim
   ContentReader reader(builder, limits, kind, format == "ods");
   if (auto read = reader.read(*content); !read) return read.error();
 
-  std::string title;
   auto meta = archive->read("meta.xml");
   if (!meta) return meta.error();
-  if (*meta) title = dublin_core_title(**meta, kind, "meta.xml");
-  return std::move(builder).finish(std::move(format), title, 0);
+  const CoreProperties properties = *meta ? read_core_properties(**meta, kind, "meta.xml") : CoreProperties{};
+  auto document = std::move(builder).finish(std::move(format), properties.title, 0);
+  if (document) add_core_properties(properties, document->metadata);
+  return document;
 }
 
 }  // namespace

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "text/document_metadata.h"
 #include "text/loaders/document_builder.h"
 #include "text/loaders/format_loaders.h"
 #include "text/loaders/ocr.h"
@@ -74,6 +75,22 @@ std::vector<PdfWord> words_of(const poppler::page& page) {
                      .space_after = box.has_space_after()});
   }
   return words;
+}
+
+// The Info dictionary's Title, Author, CreationDate and ModDate as the document's own metadata (title,
+// author, created, modified; dates in ISO 8601). poppler hands the dates' strings over as written.
+void add_info_properties(const poppler::document& pdf, Document& document) {
+  struct Property {
+    const char* key;
+    const char* info_key;
+    bool date;
+  };
+  for (const Property& p : {Property{"title", "Title", false}, Property{"author", "Author", false},
+                            Property{"created", "CreationDate", true}, Property{"modified", "ModDate", true}}) {
+    std::string value = to_utf8(pdf.info_key(p.info_key));
+    if (p.date) value = iso_date_from_pdf(value);
+    if (!value.empty()) document.metadata.emplace_back(p.key, std::move(value));
+  }
 }
 
 std::string page_text(const PdfPageContent& page) {
@@ -273,7 +290,9 @@ Result<Document> load_pdf(std::string_view bytes, const LoadLimits& limits) {
     builder.set_page(static_cast<std::uint32_t>(index + 1));
     for (const std::string& line : layouts[static_cast<std::size_t>(index)].furniture) builder.add_furniture(line);
   }
-  return std::move(builder).finish("pdf", to_utf8(pdf->get_title()), static_cast<std::uint32_t>(page_count));
+  auto document = std::move(builder).finish("pdf", to_utf8(pdf->get_title()), static_cast<std::uint32_t>(page_count));
+  if (document) add_info_properties(*pdf, *document);
+  return document;
 }
 
 }  // namespace kotae::text

@@ -188,13 +188,16 @@ Result<Document> load_pptx(std::string_view bytes, const LoadLimits& limits) {
     }
   }
 
-  std::string title;
   auto core = archive->read("docProps/core.xml");
   if (!core) return core.error();
-  if (*core) title = dublin_core_title(**core, "PPTX", "docProps/core.xml");
-  if (title.empty()) title = first_title;
+  const CoreProperties properties =
+      *core ? read_core_properties(**core, "PPTX", "docProps/core.xml") : CoreProperties{};
+  std::string title = properties.title.empty() ? first_title : properties.title;
   auto document = std::move(builder).finish("pptx", title, static_cast<std::uint32_t>(slides->size()));
-  if (document) document->pages_are_units = true;
+  if (document) {
+    document->pages_are_units = true;
+    add_core_properties(properties, document->metadata);
+  }
   return document;
 }
 

@@ -376,11 +376,13 @@ Result<Document> load_xlsx(std::string_view bytes, const LoadLimits& limits) {
     builder.add_table(table);
   }
 
-  std::string title;
   auto core = archive->read("docProps/core.xml");
   if (!core) return core.error();
-  if (*core) title = dublin_core_title(**core, "XLSX", "docProps/core.xml");
-  return std::move(builder).finish("xlsx", title, 0);
+  const CoreProperties properties =
+      *core ? read_core_properties(**core, "XLSX", "docProps/core.xml") : CoreProperties{};
+  auto document = std::move(builder).finish("xlsx", properties.title, 0);
+  if (document) add_core_properties(properties, document->metadata);
+  return document;
 }
 
 }  // namespace kotae::text

@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "text/document_metadata.h"
 #include "text/loaders/document_builder.h"
 #include "text/loaders/zip_archive.h"
 
@@ -57,20 +58,49 @@ std::optional<Error> XmlPart::error(std::uint32_t max_depth) const {
 }
 
 std::string dublin_core_title(const std::string& xml, std::string_view kind, std::string_view part) {
+  return read_core_properties(xml, kind, part).title;
+}
+
+CoreProperties read_core_properties(const std::string& xml, std::string_view kind, std::string_view part) {
   constexpr std::string_view kDublinCore = "http://purl.org/dc/elements/1.1/";
+  constexpr std::string_view kTerms = "http://purl.org/dc/terms/";
+  constexpr std::string_view kOdfMeta = "urn:oasis:names:tc:opendocument:xmlns:meta:1.0";
+  constexpr std::size_t kMaxPropertyBytes = 4096;  // of one element's text, before it is cleaned
   XmlPart reader(xml, kind, part);
-  bool in_title = false;
-  std::string title;
+  std::string title, creator, initial_creator, created, creation_date, modified;
+  std::string* in = nullptr;  // the property whose element is open
   while (reader.next()) {
     if (reader.type() == XML_READER_TYPE_ELEMENT) {
-      in_title = reader.is("title", kDublinCore) && !reader.empty_element();
+      in = nullptr;
+      if (reader.empty_element()) continue;
+      if (reader.is("title", kDublinCore)) in = &title;
+      if (reader.is("creator", kDublinCore)) in = &creator;
+      if (reader.is("initial-creator", kOdfMeta)) in = &initial_creator;
+      if (reader.is("created", kTerms)) in = &created;
+      if (reader.is("creation-date", kOdfMeta)) in = &creation_date;
+      if (reader.is("modified", kTerms)) in = &modified;
+      if (in != nullptr && !in->empty()) in = nullptr;  // the first of each counts
     } else if (reader.type() == XML_READER_TYPE_END_ELEMENT) {
-      if (in_title) break;
-    } else if (in_title) {
-      title += reader.value();
+      in = nullptr;
+    } else if (in != nullptr && reader.is_text() && in->size() < kMaxPropertyBytes) {
+      *in += reader.value().substr(0, kMaxPropertyBytes - in->size());
     }
   }
-  return normalise_line(title);
+  CoreProperties properties;
+  properties.title = normalise_line(title);
+  properties.author = normalise_line(initial_creator.empty() ? creator : initial_creator);
+  properties.created = normalise_iso_date(normalise_line(created.empty() ? creation_date : created));
+  properties.modified = normalise_iso_date(normalise_line(modified));
+  return properties;
+}
+
+void add_core_properties(const CoreProperties& p, std::vector<std::pair<std::string, std::string>>& metadata) {
+  for (const auto& [key, value] : {std::pair<const char*, const std::string&>{"title", p.title},
+                                   {"author", p.author},
+                                   {"created", p.created},
+                                   {"modified", p.modified}}) {
+    if (!value.empty()) metadata.emplace_back(key, value);
+  }
 }
 
 }  // namespace kotae::text

@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/result.h"
 
@@ -62,5 +64,15 @@ class XmlPart {
 // dc:title of a Dublin Core metadata part (DOCX/PPTX docProps/core.xml, ODT meta.xml), one line, ""
 // when absent or unreadable (the title is a nicety: the document loads without it).
 std::string dublin_core_title(const std::string& xml, std::string_view kind, std::string_view part);
+
+// What a metadata part says of its document, each one line ("" when absent, unreadable or, for a
+// date, not ISO 8601): dc:title; meta:initial-creator, else dc:creator; dcterms:created, else
+// meta:creation-date; dcterms:modified.
+struct CoreProperties {
+  std::string title, author, created, modified;
+};
+CoreProperties read_core_properties(const std::string& xml, std::string_view kind, std::string_view part);
+// Adds them to the document's metadata as title, author, created and modified (the empty ones left out).
+void add_core_properties(const CoreProperties& properties, std::vector<std::pair<std::string, std::string>>& metadata);
 
 }  // namespace kotae::text
